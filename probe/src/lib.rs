@@ -1,0 +1,31 @@
+//! Rules, notation and move generation for 8×8 draughts with flying kings — Russian, Brazilian,
+//! Portuguese and Spanish — the foundation of the endgame tablebase generator and prober.
+//!
+//! A [`Variant`] is a value holding its rules; [`Position`] is a position as players see it and
+//! [`Board`] the same position seen from the side to move, which is what move generation,
+//! indexing and tables use.
+//!
+//! ```
+//! use dprobe::{Position, Variant};
+//! let variant = Variant::RUSSIAN;
+//! let pos = Position::from_fen("W:Wc3:Bd4,f6", &variant).unwrap();
+//! let moves = pos.legal_moves(&variant);
+//! assert_eq!(moves.len(), 1);
+//! assert_eq!(pos.move_to_string(&variant, &moves[0]), "c3:e5:g7");
+//! ```
+
+mod board;
+pub mod geometry;
+mod movegen;
+mod notation;
+mod perft;
+mod variant;
+
+pub use board::{Board, Color, Move, Position};
+pub use movegen::{count_legal_moves, has_capture, legal_moves, move_paths};
+pub use notation::{algebraic, FenError, MoveError};
+pub use perft::Perft;
+pub use variant::{
+    CapturePrecedence, DrawCounter, DrawRules, MoveRules, Notation, Numbering, PromotionInCapture,
+    RuleSetId, UnknownVariant, Variant,
+};
