@@ -16,15 +16,19 @@
 
 mod board;
 pub mod geometry;
+mod index;
 mod movegen;
 mod notation;
 mod perft;
+mod signature;
 mod variant;
 
 pub use board::{Board, Color, Move, Position};
+pub use index::{binomial, positions_with_pieces, TableIndex};
 pub use movegen::{count_legal_moves, has_capture, legal_moves, move_paths};
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;
+pub use signature::{BadSignature, Signature};
 pub use variant::{
     CapturePrecedence, DrawCounter, DrawRules, MoveRules, Notation, Numbering, PromotionInCapture,
     RuleSetId, UnknownVariant, Variant,

@@ -1,0 +1,350 @@
+//! A dense index per signature: a bijection between the positions of a [`Signature`] and
+//! `0..size`, with no holes (men never on their own far row, no two pieces on a square).
+//!
+//! Pieces are placed in a fixed order, each group as a combination (combinatorial number
+//! system) of the squares still free for it:
+//!
+//! 1. the opponent's men on rank 8 (`j` of them, 4 squares) — rank 8 is closed to the mover's
+//!    men, so splitting on `j` makes the number of squares left for the mover's men fixed;
+//! 2. the opponent's other men on ranks 2–7 (24 squares);
+//! 3. the mover's men on ranks 1–7 not taken by them (`28 - (opp_men - j)` squares);
+//! 4. the mover's kings on the free squares (`32 - men`);
+//! 5. the opponent's kings on the squares still free.
+//!
+//! Kings vary fastest, so positions that differ by a king move lie close together.
+
+use crate::board::Board;
+use crate::geometry::Bitboard;
+use crate::signature::Signature;
+
+const fn build_binomials() -> [[u64; 33]; 33] {
+    let mut table = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            table[n][k] = table[n - 1][k - 1] + if k < n { table[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+}
+
+/// `BINOMIAL[n][k]` = n choose k, for n, k ≤ 32.
+const BINOMIAL: [[u64; 33]; 33] = build_binomials();
+
+/// n choose k (0 when k > n).
+#[inline(always)]
+pub const fn binomial(n: u32, k: u32) -> u64 {
+    if k > n || n > 32 {
+        0
+    } else {
+        BINOMIAL[n as usize][k as usize]
+    }
+}
+
+const OPP_FAR_ROW: Bitboard = 0xF000_0000;
+const MIDDLE_ROWS: Bitboard = 0x0FFF_FFF0;
+const MOVER_MEN_SQUARES: Bitboard = 0x0FFF_FFFF;
+
+/// The rank of a set among the sets of its size, in colexicographic order (combinatorial number
+/// system), after compressing it onto the squares of `free`.
+#[inline(always)]
+fn rank_within(set: Bitboard, free: Bitboard) -> u64 {
+    let mut rank = 0;
+    let mut rest = set;
+    let mut i = 1;
+    while rest != 0 {
+        let square = rest.trailing_zeros();
+        rest &= rest - 1;
+        let below = free & ((1u32 << square) - 1);
+        rank += binomial(below.count_ones(), i);
+        i += 1;
+    }
+    rank
+}
+
+/// The `k`-element set of rank `rank` (see [`rank_within`]) spread back onto the squares of
+/// `free`.
+#[inline]
+fn unrank_within(mut rank: u64, k: u32, free: Bitboard) -> Bitboard {
+    let mut compressed: u64 = 0;
+    let mut top = free.count_ones();
+    for i in (1..=k).rev() {
+        // The largest c with C(c, i) <= rank.
+        let mut c = top;
+        while binomial(c, i) > rank {
+            c -= 1;
+        }
+        rank -= binomial(c, i);
+        compressed |= 1 << c;
+        top = c;
+    }
+    let mut set = 0;
+    let mut position = 0;
+    let mut remaining = free;
+    while remaining != 0 {
+        let square = remaining.trailing_zeros();
+        remaining &= remaining - 1;
+        if compressed & (1 << position) != 0 {
+            set |= 1 << square;
+        }
+        position += 1;
+    }
+    set
+}
+
+/// The sizes of the five combination groups for one count `j` of opponent men on rank 8.
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    offset: u64,
+    far: u64,
+    middle: u64,
+    mover_men: u64,
+    mover_kings: u64,
+    opp_kings: u64,
+}
+
+impl Block {
+    const fn size(&self) -> u64 {
+        self.far * self.middle * self.mover_men * self.mover_kings * self.opp_kings
+    }
+}
+
+/// The index of one signature.
+#[derive(Clone, Debug)]
+pub struct TableIndex {
+    signature: Signature,
+    blocks: [Block; 5],
+    size: u64,
+}
+
+impl TableIndex {
+    /// The index of `signature` (which must be possible, see [`Signature::is_possible`]).
+    pub fn new(signature: Signature) -> TableIndex {
+        let (mm, mk, om, ok) = (
+            u32::from(signature.mover_men),
+            u32::from(signature.mover_kings),
+            u32::from(signature.opp_men),
+            u32::from(signature.opp_kings),
+        );
+        let mut blocks = [Block::default(); 5];
+        let mut offset = 0;
+        for (j, block) in blocks.iter_mut().enumerate() {
+            let j = j as u32;
+            *block = Block {
+                offset,
+                far: binomial(4, j),
+                middle: if j <= om { binomial(24, om - j) } else { 0 },
+                mover_men: if j <= om {
+                    binomial(28 - (om - j).min(28), mm)
+                } else {
+                    0
+                },
+                mover_kings: binomial(32u32.saturating_sub(mm + om), mk),
+                opp_kings: binomial(32u32.saturating_sub(mm + om + mk), ok),
+            };
+            offset += block.size();
+        }
+        TableIndex {
+            signature,
+            blocks,
+            size: offset,
+        }
+    }
+
+    /// The signature indexed.
+    pub const fn signature(&self) -> Signature {
+        self.signature
+    }
+
+    /// The number of positions: indices run over `0..size`.
+    pub const fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The index of a board of this signature.
+    #[inline]
+    pub fn index(&self, board: &Board) -> u64 {
+        debug_assert_eq!(Signature::of(board), self.signature);
+        let far = board.opp_men & OPP_FAR_ROW;
+        let middle = board.opp_men & MIDDLE_ROWS;
+        let block = &self.blocks[far.count_ones() as usize];
+        let free_for_kings = !(board.men | board.opp_men);
+        let mut index = rank_within(far, OPP_FAR_ROW);
+        index = index * block.middle + rank_within(middle, MIDDLE_ROWS);
+        index = index * block.mover_men + rank_within(board.men, MOVER_MEN_SQUARES & !middle);
+        index = index * block.mover_kings + rank_within(board.kings, free_for_kings);
+        index =
+            index * block.opp_kings + rank_within(board.opp_kings, free_for_kings & !board.kings);
+        block.offset + index
+    }
+
+    /// The board at `index` (which must be below [`TableIndex::size`]).
+    pub fn board(&self, index: u64) -> Board {
+        debug_assert!(index < self.size);
+        let sig = self.signature;
+        let j = self
+            .blocks
+            .iter()
+            .rposition(|b| b.size() > 0 && b.offset <= index)
+            .unwrap_or(0);
+        let block = &self.blocks[j];
+        let mut rest = index - block.offset;
+        let opp_kings_rank = rest % block.opp_kings;
+        rest /= block.opp_kings;
+        let mover_kings_rank = rest % block.mover_kings;
+        rest /= block.mover_kings;
+        let mover_men_rank = rest % block.mover_men;
+        rest /= block.mover_men;
+        let middle_rank = rest % block.middle;
+        let far_rank = rest / block.middle;
+
+        let far = unrank_within(far_rank, j as u32, OPP_FAR_ROW);
+        let om = u32::from(sig.opp_men);
+        let middle = unrank_within(middle_rank, om - j as u32, MIDDLE_ROWS);
+        let opp_men = far | middle;
+        let men = unrank_within(
+            mover_men_rank,
+            u32::from(sig.mover_men),
+            MOVER_MEN_SQUARES & !middle,
+        );
+        let free_for_kings = !(men | opp_men);
+        let kings = unrank_within(mover_kings_rank, u32::from(sig.mover_kings), free_for_kings);
+        let opp_kings = unrank_within(
+            opp_kings_rank,
+            u32::from(sig.opp_kings),
+            free_for_kings & !kings,
+        );
+        Board {
+            men,
+            kings,
+            opp_men,
+            opp_kings,
+        }
+    }
+}
+
+/// The number of positions with exactly `pieces` pieces, both sides present, from the mover's
+/// view, by a closed form independent of [`TableIndex`]: for `a` men of the mover (ranks 1–7)
+/// of which `i` stand on rank 1, `b` men of the opponent (ranks 2–8) avoid the mover's men on
+/// ranks 2–7; the `k` kings take any of the squares left, split `c` / `k - c` between the
+/// sides, with both sides present.
+pub fn positions_with_pieces(pieces: u32) -> u64 {
+    let mut total = 0;
+    for a in 0..=pieces.min(12) {
+        for b in 0..=(pieces - a).min(12) {
+            let kings = pieces - a - b;
+            // Placements of the men: split the mover's men by how many stand on rank 1.
+            let men: u64 = (0..=a.min(4))
+                .map(|i| binomial(4, i) * binomial(24, a - i) * binomial(28 - (a - i), b))
+                .sum();
+            let free = 32 - a - b;
+            // The kings: c for the mover, kings - c for the opponent, both sides present.
+            let king_splits: u64 = (0..=kings)
+                .filter(|&c| a + c >= 1 && b + kings - c >= 1 && a + c <= 12 && b + kings - c <= 12)
+                .map(|c| binomial(free, c) * binomial(free - c, kings - c))
+                .sum();
+            total += men * king_splits;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(name: &str) -> Signature {
+        name.parse().unwrap()
+    }
+
+    #[test]
+    fn binomials() {
+        assert_eq!(binomial(32, 16), 601_080_390);
+        assert_eq!(binomial(4, 5), 0);
+        assert_eq!(binomial(0, 0), 1);
+    }
+
+    #[test]
+    fn round_trip_exhaustively_on_small_signatures() {
+        for pieces in 2..=3 {
+            for signature in Signature::with_pieces(pieces) {
+                let table = TableIndex::new(signature);
+                let mut seen = std::collections::HashSet::new();
+                for i in 0..table.size() {
+                    let board = table.board(i);
+                    assert!(board.is_valid(), "{signature} {i}: {board:?}");
+                    assert_eq!(Signature::of(&board), signature);
+                    assert_eq!(table.index(&board), i, "{signature}");
+                    assert!(seen.insert(board));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_match_brute_force_counts() {
+        // Count valid boards of a signature by trying every placement.
+        for name in ["MvM", "KvK", "MMvK", "KMvM", "MvMM"] {
+            let signature = sig(name);
+            let mut count = 0u64;
+            let n = signature.pieces();
+            let mut squares = vec![0u32; n as usize];
+            fn place(depth: usize, squares: &mut Vec<u32>, signature: Signature, count: &mut u64) {
+                if depth == squares.len() {
+                    let mut board = Board::default();
+                    let mut k = 0;
+                    let groups = [
+                        signature.mover_men,
+                        signature.mover_kings,
+                        signature.opp_men,
+                        signature.opp_kings,
+                    ];
+                    for (g, &size) in groups.iter().enumerate() {
+                        // Within a group squares increase, so each set is counted once.
+                        let mut last = None;
+                        for _ in 0..size {
+                            let s = squares[k];
+                            if last.is_some_and(|l| l >= s) {
+                                return;
+                            }
+                            last = Some(s);
+                            let bit = 1u32 << s;
+                            match g {
+                                0 => board.men |= bit,
+                                1 => board.kings |= bit,
+                                2 => board.opp_men |= bit,
+                                _ => board.opp_kings |= bit,
+                            }
+                            k += 1;
+                        }
+                    }
+                    if board.occupied().count_ones() as usize == squares.len() && board.is_valid() {
+                        *count += 1;
+                    }
+                    return;
+                }
+                for s in 0..32 {
+                    squares[depth] = s;
+                    place(depth + 1, squares, signature, count);
+                }
+            }
+            place(0, &mut squares, signature, &mut count);
+            assert_eq!(TableIndex::new(signature).size(), count, "{name}");
+        }
+    }
+
+    #[test]
+    fn closed_form_matches_sum_over_signatures() {
+        for pieces in 2..=8 {
+            let sum: u64 = Signature::with_pieces(pieces)
+                .into_iter()
+                .map(|s| TableIndex::new(s).size())
+                .sum();
+            assert_eq!(sum, positions_with_pieces(pieces), "{pieces} pieces");
+        }
+    }
+}
