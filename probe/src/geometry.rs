@@ -145,9 +145,10 @@ pub(crate) fn ray_until_blocker(from: u8, dir: Direction, occupied: Bitboard) ->
     (ray & !RAY[blocker as usize][dir as usize], blocker)
 }
 
-/// The squares a flying king on `from` can move to quietly, given the occupied squares.
+/// The squares a flying king on `from` can move to quietly (and so the squares a king now on
+/// `from` can have come from), given the occupied squares.
 #[inline(always)]
-pub(crate) fn king_quiet_targets(from: u8, occupied: Bitboard) -> Bitboard {
+pub fn king_reach(from: u8, occupied: Bitboard) -> Bitboard {
     let mut targets = 0;
     for dir in Direction::ALL {
         let (seen, _) = ray_until_blocker(from, dir, occupied);
@@ -172,6 +173,22 @@ pub(crate) const fn shift_up_right(set: Bitboard) -> Bitboard {
     const ODD_RANKS: Bitboard = 0xF0F0_F0F0;
     const FILE_H: Bitboard = 0x8080_8080;
     ((set & EVEN_RANKS) << 4) | ((set & ODD_RANKS & !FILE_H) << 5)
+}
+
+/// The squares from which a man of the side moving up reaches `square` in one step: one square
+/// behind it, down-left and down-right (for un-moves).
+#[inline(always)]
+pub const fn man_origins(square: u8) -> Bitboard {
+    let bit = 1u32 << square;
+    // Inverse of the forward steps: the squares whose up-left or up-right neighbour is `square`.
+    const EVEN_RANKS: Bitboard = 0x0F0F_0F0F;
+    const ODD_RANKS: Bitboard = 0xF0F0_F0F0;
+    const FILE_A: Bitboard = 0x0101_0101;
+    const FILE_H: Bitboard = 0x8080_8080;
+    ((bit & ODD_RANKS) >> 4)
+        | ((bit & EVEN_RANKS & !FILE_A) >> 5)
+        | ((bit & ODD_RANKS & !FILE_H) >> 3)
+        | ((bit & EVEN_RANKS) >> 4)
 }
 
 /// Turns a set of squares by 180°: square `s` becomes `31 - s`.

@@ -21,6 +21,7 @@ mod movegen;
 mod notation;
 mod perft;
 mod signature;
+mod value;
 mod variant;
 
 pub use board::{Board, Color, Move, Position};
@@ -29,6 +30,7 @@ pub use movegen::{count_legal_moves, has_capture, legal_moves, move_paths};
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;
 pub use signature::{BadSignature, Signature};
+pub use value::{Value, Wdl};
 pub use variant::{
     CapturePrecedence, DrawCounter, DrawRules, MoveRules, Notation, Numbering, PromotionInCapture,
     RuleSetId, UnknownVariant, Variant,

@@ -8,7 +8,7 @@
 
 use crate::board::{Board, Color, Move, Position};
 use crate::geometry::{
-    king_quiet_targets, ray_until_blocker, rotate_square, shift_up_left, shift_up_right, Bitboard,
+    king_reach, ray_until_blocker, rotate_square, shift_up_left, shift_up_right, Bitboard,
     Direction, NEIGHBOUR, NO_SQUARE, PROMOTION_ROW,
 };
 use crate::variant::{CapturePrecedence, MoveRules, PromotionInCapture, Variant};
@@ -318,7 +318,7 @@ fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
         }
     }
     for from in squares(board.kings) {
-        for to in squares(king_quiet_targets(from, occupied)) {
+        for to in squares(king_reach(from, occupied)) {
             out.push(Move {
                 from,
                 to,
@@ -355,7 +355,7 @@ pub fn count_legal_moves(board: &Board, rules: &MoveRules, scratch: &mut Vec<Mov
         + (shift_up_right(board.men) & empty).count_ones();
     let occupied = board.occupied();
     let kings: u32 = squares(board.kings)
-        .map(|k| king_quiet_targets(k, occupied).count_ones())
+        .map(|k| king_reach(k, occupied).count_ones())
         .sum();
     u64::from(men + kings)
 }

@@ -1,0 +1,99 @@
+//! Builds every missing table of a rule set up to a number of pieces, in dependency order.
+
+use std::path::Path;
+
+use dprobe::{MoveRules, Signature};
+
+use crate::solve::{solve_pair, Progress};
+use crate::store::{write_table, StoreError, Table, TableStats};
+use crate::tableset::TableSet;
+
+/// The signatures with up to `pieces` pieces in an order in which each is solved after every
+/// table its captures (fewer pieces) and crownings (fewer men) lead to, a signature next to its
+/// colour flip.
+pub fn build_order(pieces: u32) -> Vec<Signature> {
+    let mut order: Vec<Signature> = (2..=pieces).flat_map(Signature::with_pieces).collect();
+    order.sort_by_key(|s| {
+        let men = s.mover_men + s.opp_men;
+        // Sort a pair by its smaller member so that both sit together.
+        let pair = (*s).min(s.flipped());
+        (s.pieces(), men, pair, *s != pair)
+    });
+    order
+}
+
+/// One table's place in a build.
+pub struct Planned {
+    /// The signature solved (with its flip).
+    pub signature: Signature,
+    /// Positions in the pair.
+    pub positions: u64,
+}
+
+/// Reports what `generate` does, table by table.
+pub trait BuildObserver: Progress {
+    /// A pair of tables starts.
+    fn pair_started(&self, planned: &Planned);
+    /// A pair of tables is written.
+    fn pair_finished(&self, planned: &Planned, stats: &[(Signature, TableStats)]);
+    /// A pair was already complete on disk.
+    fn pair_skipped(&self, planned: &Planned);
+}
+
+/// Whether a complete, intact table file exists.
+fn is_complete(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
+    Table::open(dir, rules.id, signature, true).is_ok()
+}
+
+/// The pairs to solve for `pieces`, each named by its first signature.
+pub fn plan(pieces: u32) -> Vec<Planned> {
+    let mut planned: Vec<Planned> = Vec::new();
+    for signature in build_order(pieces) {
+        let flip = signature.flipped();
+        if planned.iter().any(|p| p.signature == flip) {
+            continue;
+        }
+        let mut positions = dprobe::TableIndex::new(signature).size();
+        if flip != signature {
+            positions += dprobe::TableIndex::new(flip).size();
+        }
+        planned.push(Planned {
+            signature,
+            positions,
+        });
+    }
+    planned
+}
+
+/// Builds every missing table up to `pieces` pieces under `dir`. Tables already complete are
+/// kept; an interrupted build resumes with the first table not written.
+pub fn generate(
+    dir: &Path,
+    rules: &MoveRules,
+    pieces: u32,
+    observer: &dyn BuildObserver,
+) -> Result<(), StoreError> {
+    let tables = TableSet::new(dir, *rules);
+    for planned in plan(pieces) {
+        let signature = planned.signature;
+        if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
+            observer.pair_skipped(&planned);
+            continue;
+        }
+        observer.pair_started(&planned);
+        let solved = solve_pair(rules, &tables, signature, observer)?;
+        let mut stats = Vec::new();
+        for table in solved {
+            write_table(
+                dir,
+                rules.id,
+                table.signature,
+                table.values.iter().copied(),
+                &table.stats,
+            )?;
+            stats.push((table.signature, table.stats));
+        }
+        observer.pair_finished(&planned, &stats);
+    }
+    Ok(())
+}

@@ -1,0 +1,9 @@
+//! The tablebase generator: retrograde solver, build scheduling, table files and verification.
+//! The `dtb` program is a thin command line over this library.
+
+pub mod generate;
+pub mod progress;
+pub mod solve;
+pub mod store;
+pub mod tableset;
+pub mod verify;

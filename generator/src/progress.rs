@@ -1,0 +1,84 @@
+//! Progress bars for `dtb generate`: one for the whole build, one for the table being solved.
+
+use dprobe::Signature;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::generate::{BuildObserver, Planned};
+use crate::solve::Progress;
+use crate::store::TableStats;
+
+/// Bars on standard error (hidden when it is not a terminal), and one line per finished table.
+pub struct Bars {
+    overall: ProgressBar,
+    table: ProgressBar,
+}
+
+impl Bars {
+    /// Bars for a build of `total` positions.
+    pub fn new(total: u64) -> Bars {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let overall = multi.add(ProgressBar::new(total));
+        overall.set_style(
+            ProgressStyle::with_template(
+                "all tables {bar:30} {percent:>3}% {human_pos}/{human_len} positions, {per_sec}, {eta} left",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let table = multi.add(ProgressBar::new(0));
+        table.set_style(
+            ProgressStyle::with_template("{prefix:>10} {msg:<14} {bar:30} {per_sec}, {eta} left")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Bars {
+            overall,
+            table,
+        }
+    }
+
+    /// Clears the bars.
+    pub fn finish(&self) {
+        self.table.finish_and_clear();
+        self.overall.finish();
+    }
+}
+
+impl Progress for Bars {
+    fn advance(&self, positions: u64) {
+        self.table.inc(positions);
+    }
+
+    fn phase(&self, name: &str, total: u64) {
+        self.table.set_length(total);
+        self.table.set_position(0);
+        self.table.set_message(name.to_string());
+    }
+}
+
+impl BuildObserver for Bars {
+    fn pair_started(&self, planned: &Planned) {
+        self.table.set_prefix(pair_name(planned.signature));
+        self.table.reset_eta();
+    }
+
+    fn pair_finished(&self, planned: &Planned, stats: &[(Signature, TableStats)]) {
+        self.overall.inc(planned.positions);
+        for (signature, s) in stats {
+            self.overall.println(format!(
+                "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies",
+                s.positions, s.wins, s.draws, s.losses, s.max_dtw
+            ));
+        }
+    }
+
+    fn pair_skipped(&self, planned: &Planned) {
+        self.overall.inc(planned.positions);
+    }
+}
+
+fn pair_name(signature: Signature) -> String {
+    if signature.flipped() == signature {
+        signature.to_string()
+    } else {
+        format!("{signature}+{}", signature.flipped())
+    }
+}
