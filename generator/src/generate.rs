@@ -33,12 +33,14 @@ pub struct Planned {
 /// Reports what `generate` does, table by table.
 pub trait BuildObserver: Progress {
     /// A pair of tables starts.
-    fn pair_started(&self, planned: &Planned);
+    fn pair_started(&self, _planned: &Planned) {}
     /// A pair of tables is written.
-    fn pair_finished(&self, planned: &Planned, stats: &[(Signature, TableStats)]);
+    fn pair_finished(&self, _planned: &Planned, _stats: &[(Signature, TableStats)]) {}
     /// A pair was already complete on disk.
-    fn pair_skipped(&self, planned: &Planned);
+    fn pair_skipped(&self, _planned: &Planned) {}
 }
+
+impl BuildObserver for crate::solve::Silent {}
 
 /// Whether a complete, intact table file exists.
 fn is_complete(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {

@@ -110,7 +110,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             set_threads(threads)?;
             build(&variant, pieces, &dir).map(|()| ExitCode::SUCCESS)
         }
-        Command::Stats { variant, dir, json } => stats(&variant, &dir, json).map(|()| ExitCode::SUCCESS),
+        Command::Stats { variant, dir, json } => {
+            stats(&variant, &dir, json).map(|()| ExitCode::SUCCESS)
+        }
         Command::Verify {
             variant,
             dir,
@@ -214,7 +216,8 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
     }
     let mut rows = Vec::new();
     for signature in signatures {
-        let table = Table::open(dir, variant.moves.id, signature, false).map_err(|e| e.to_string())?;
+        let table =
+            Table::open(dir, variant.moves.id, signature, false).map_err(|e| e.to_string())?;
         let s = table.stats;
         let fen = (s.max_dtw > 0).then(|| {
             Position::from_board(&table.index.board(s.max_dtw_index), Color::White).to_fen(variant)
@@ -285,11 +288,7 @@ fn verify(variant: &Variant, dir: &Path) -> Result<ExitCode, String> {
             }
         }
     }
-    println!(
-        "{} tables checked, {} inconsistent",
-        signatures.len(),
-        bad
-    );
+    println!("{} tables checked, {} inconsistent", signatures.len(), bad);
     Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {

@@ -29,10 +29,7 @@ impl Bars {
             ProgressStyle::with_template("{prefix:>10} {msg:<14} {bar:30} {per_sec}, {eta} left")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        Bars {
-            overall,
-            table,
-        }
+        Bars { overall, table }
     }
 
     /// Clears the bars.

@@ -108,20 +108,17 @@ impl PairSolver<'_> {
         if board.own() == 0 {
             return Value::Loss(0);
         }
-        let lookup = self
-            .smaller
-            .table(Signature::of(board))
-            .and_then(|table| {
-                let index = table.index.index(board);
-                table.value(index).ok_or_else(|| StoreError::Corrupt {
-                    path: crate::store::table_path(
-                        self.smaller.dir(),
-                        self.rules.id,
-                        Signature::of(board),
-                    ),
-                    reason: format!("invalid value at index {index}"),
-                })
-            });
+        let lookup = self.smaller.table(Signature::of(board)).and_then(|table| {
+            let index = table.index.index(board);
+            table.value(index).ok_or_else(|| StoreError::Corrupt {
+                path: crate::store::table_path(
+                    self.smaller.dir(),
+                    self.rules.id,
+                    Signature::of(board),
+                ),
+                reason: format!("invalid value at index {index}"),
+            })
+        });
         match lookup {
             Ok(value) => value,
             Err(error) => {
@@ -320,7 +317,12 @@ pub fn solve_pair(
             .sum();
         captures.push(count);
     }
-    if let Some(error) = solver.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(error) = solver
+        .failure
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
         return Err(error);
     }
 
@@ -347,7 +349,12 @@ pub fn solve_pair(
         }
         distance += 1;
     }
-    if let Some(error) = solver.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(error) = solver
+        .failure
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
         return Err(error);
     }
 

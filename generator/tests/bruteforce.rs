@@ -1,0 +1,170 @@
+//! The solver against a brute-force solver written separately here: forward iteration to a
+//! fixpoint over every position, in a hash map, with its own enumeration of positions (no index,
+//! no un-moves, no counters). Every position of every signature up to 3 pieces is compared, and
+//! a closed set of 4-piece king endings.
+
+use std::collections::HashMap;
+
+use dprobe::{legal_moves, Board, MoveRules, Signature, Value, Variant};
+use draughts_generator::generate::generate;
+use draughts_generator::solve::Silent;
+use draughts_generator::tableset::TableSet;
+use draughts_generator::verify::verify_table;
+
+/// Every valid board with the given signature, by placing pieces square by square.
+fn enumerate(signature: Signature) -> Vec<Board> {
+    fn place(square: u8, left: [u8; 4], board: Board, out: &mut Vec<Board>) {
+        if left == [0; 4] {
+            if board.is_valid() {
+                out.push(board);
+            }
+            return;
+        }
+        if square == 32 {
+            return;
+        }
+        place(square + 1, left, board, out);
+        for kind in 0..4 {
+            if left[kind] == 0 {
+                continue;
+            }
+            let mut next = board;
+            let bit = 1u32 << square;
+            match kind {
+                0 => next.men |= bit,
+                1 => next.kings |= bit,
+                2 => next.opp_men |= bit,
+                _ => next.opp_kings |= bit,
+            }
+            let mut rest = left;
+            rest[kind] -= 1;
+            place(square + 1, rest, next, out);
+        }
+    }
+    let mut out = Vec::new();
+    let left = [
+        signature.mover_men,
+        signature.mover_kings,
+        signature.opp_men,
+        signature.opp_kings,
+    ];
+    place(0, left, Board::default(), &mut out);
+    out
+}
+
+/// Values of every position in `universe` (which must be closed under moves, apart from
+/// positions where the side to move has no pieces), by rounds: in round `d` a position becomes
+/// a win in `d` if a move leads to a loss in `d - 1`, a loss in `d` if every move leads to a
+/// win (the longest being `d - 1`). What is never decided is a draw.
+fn brute_force(universe: &[Board], rules: &MoveRules) -> HashMap<Board, Value> {
+    let children: Vec<Vec<Board>> = universe
+        .iter()
+        .map(|board| {
+            let mut moves = Vec::new();
+            legal_moves(board, rules, &mut moves);
+            moves.iter().map(|mv| board.play(mv)).collect()
+        })
+        .collect();
+    let mut known: HashMap<Board, Value> = HashMap::new();
+    let value_of = |known: &HashMap<Board, Value>, child: &Board| -> Option<Value> {
+        if child.own() == 0 {
+            Some(Value::Loss(0))
+        } else {
+            known.get(child).copied()
+        }
+    };
+    let mut round: u16 = 0;
+    let mut quiet_rounds = 0;
+    while quiet_rounds < 2 {
+        let mut decided = Vec::new();
+        for (board, kids) in universe.iter().zip(&children) {
+            if known.contains_key(board) {
+                continue;
+            }
+            let values: Vec<Option<Value>> = kids.iter().map(|c| value_of(&known, c)).collect();
+            if round % 2 == 1 && values.contains(&Some(Value::Loss(round - 1))) {
+                decided.push((*board, Value::Win(round)));
+            } else if round % 2 == 0 && values.iter().all(|v| matches!(v, Some(Value::Win(_)))) {
+                let longest = values
+                    .iter()
+                    .map(|v| v.and_then(Value::distance).unwrap_or(0) + 1)
+                    .max()
+                    .unwrap_or(0);
+                assert_eq!(
+                    longest, round,
+                    "a loss is decided in the round of its distance"
+                );
+                decided.push((*board, Value::Loss(round)));
+            }
+        }
+        quiet_rounds = if decided.is_empty() {
+            quiet_rounds + 1
+        } else {
+            0
+        };
+        known.extend(decided);
+        round += 1;
+    }
+    universe
+        .iter()
+        .map(|b| (*b, known.get(b).copied().unwrap_or(Value::Draw)))
+        .collect()
+}
+
+fn names(list: &[&str]) -> Vec<Signature> {
+    list.iter().map(|n| n.parse().unwrap()).collect()
+}
+
+fn check_rule_set(variant: Variant, pieces: u32, extra: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
+    let tables = TableSet::new(dir.path(), variant.moves);
+
+    let mut signatures: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
+    signatures.extend(names(extra));
+    for &signature in &signatures {
+        let found = verify_table(&tables, &variant, signature, 5).unwrap();
+        assert!(found.is_empty(), "{variant} {signature}: {found:?}");
+    }
+
+    let universe: Vec<Board> = signatures.iter().flat_map(|&s| enumerate(s)).collect();
+    let expected = brute_force(&universe, &variant.moves);
+    let mut mismatches = Vec::new();
+    for board in &universe {
+        let table = tables.table(Signature::of(board)).unwrap();
+        let solved = table.value(table.index.index(board));
+        if solved != Some(expected[board]) {
+            mismatches.push(format!(
+                "{}: solver {solved:?}, brute force {:?}",
+                dprobe::Position::from_board(board, dprobe::Color::White).to_fen(&variant),
+                expected[board]
+            ));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{variant}: {} of {} positions differ, first: {:?}",
+        mismatches.len(),
+        universe.len(),
+        &mismatches[..mismatches.len().min(10)]
+    );
+}
+
+/// Four-piece signatures closed under moves apart from smaller tables: kings only, and a man
+/// whose crowning leads into the kings-only tables.
+const FOUR_PIECES: [&str; 5] = ["KKKvK", "KvKKK", "KKvKK", "KKMvK", "KvKKM"];
+
+#[test]
+fn russian_matches_brute_force() {
+    check_rule_set(Variant::RUSSIAN, 4, &FOUR_PIECES);
+}
+
+#[test]
+fn brazilian_matches_brute_force() {
+    check_rule_set(Variant::BRAZILIAN, 4, &FOUR_PIECES);
+}
+
+#[test]
+fn portuguese_and_spanish_match_brute_force() {
+    check_rule_set(Variant::PORTUGUESE, 4, &FOUR_PIECES);
+}
