@@ -337,8 +337,10 @@ pub fn solve_pair(
                 |moves, range| {
                     for index in range {
                         let packed = this.values[index as usize].load(Ordering::Relaxed);
-                        if let Some(value) = Value::unpack(packed) {
-                            if value.distance() == Some(distance) {
+                        // Packed wins and losses at distance d are 2 + 2d and 3 + 2d; unknown
+                        // (0) and draw (1) wrap around to distances no table reaches.
+                        if packed.wrapping_sub(2) >> 1 == distance {
+                            if let Some(value) = Value::unpack(packed) {
                                 solver.propagate(side, index, value, moves);
                             }
                         }

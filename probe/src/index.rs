@@ -70,30 +70,44 @@ fn rank_within(set: Bitboard, free: Bitboard) -> u64 {
 /// `free`.
 #[inline]
 fn unrank_within(mut rank: u64, k: u32, free: Bitboard) -> Bitboard {
-    let mut compressed: u64 = 0;
+    if k == 0 {
+        return 0;
+    }
+    let mut set = 0;
     let mut top = free.count_ones();
     for i in (1..=k).rev() {
-        // The largest c with C(c, i) <= rank.
-        let mut c = top;
+        // The largest c with C(c, i) <= rank; for i = 1 that is the rank itself.
+        let mut c = if i == 1 { rank as u32 } else { top };
         while binomial(c, i) > rank {
             c -= 1;
         }
         rank -= binomial(c, i);
-        compressed |= 1 << c;
+        set |= select(free, c);
         top = c;
     }
-    let mut set = 0;
-    let mut position = 0;
-    let mut remaining = free;
-    while remaining != 0 {
-        let square = remaining.trailing_zeros();
-        remaining &= remaining - 1;
-        if compressed & (1 << position) != 0 {
-            set |= 1 << square;
-        }
-        position += 1;
-    }
     set
+}
+
+/// The square of the `n`-th (from 0) square of `free`, as a one-bit set.
+#[inline(always)]
+fn select(free: Bitboard, n: u32) -> Bitboard {
+    let base = free.trailing_zeros();
+    if free >> base == u32::MAX >> (base + free.leading_zeros()) {
+        // A contiguous run of squares: no gaps to skip.
+        return 1 << (base + n);
+    }
+    // Skip the squares missing from `free` below the answer.
+    let mut square = n;
+    let mut missing = !free;
+    while missing != 0 {
+        let gap = missing.trailing_zeros();
+        if gap > square {
+            break;
+        }
+        square += 1;
+        missing &= missing - 1;
+    }
+    1 << square
 }
 
 /// The sizes of the five combination groups for one count `j` of opponent men on rank 8.

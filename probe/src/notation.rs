@@ -388,7 +388,7 @@ impl Position {
         let path = text
             .trim()
             .split(['-', ':', 'x', 'X'])
-            .map(|token| parse_square(variant, token, true))
+            .map(|token| parse_square(variant, token, variant.notation.algebraic_moves))
             .collect::<Result<Vec<u8>, String>>()
             .map_err(malformed)?;
         if path.len() < 2 {
