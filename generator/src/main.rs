@@ -12,6 +12,14 @@ use draughts_generator::store::{table_path, Table};
 use draughts_generator::tableset::TableSet;
 use draughts_generator::verify::verify_table;
 
+/// Prints a line to standard output; a closed pipe (`dtb stats | head`) is not an error.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "dtb",
@@ -149,7 +157,7 @@ fn perft(variant: &Variant, depth: u32, fen: Option<&str>, divide: bool) -> Resu
         let mut total = 0;
         for (relative, count) in counter.divide(&board, &variant.moves, depth) {
             let mv = position.orient_move(&relative);
-            println!("{:<24} {count}", position.move_to_string(variant, &mv));
+            out!("{:<24} {count}", position.move_to_string(variant, &mv));
             total += count;
         }
         total
@@ -161,7 +169,7 @@ fn perft(variant: &Variant, depth: u32, fen: Option<&str>, divide: bool) -> Resu
         "{variant} depth {depth}: {total} leaves in {seconds:.3} s ({:.1} M leaves/s)",
         total as f64 / seconds.max(1e-9) / 1e6
     );
-    println!("{total}");
+    out!("{total}");
     Ok(())
 }
 
@@ -218,47 +226,52 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
     for signature in signatures {
         let table =
             Table::open(dir, variant.moves.id, signature, false).map_err(|e| e.to_string())?;
-        let s = table.stats;
-        let fen = (s.max_dtw > 0).then(|| {
-            Position::from_board(&table.index.board(s.max_dtw_index), Color::White).to_fen(variant)
+        let fen = (table.stats.max_dtw > 0).then(|| {
+            let board = table.index.board(table.stats.max_dtw_index);
+            Position::from_board(&board, Color::White).to_fen(variant)
         });
-        rows.push(serde_json::json!({
-            "table": signature.to_string(),
-            "pieces": signature.pieces(),
-            "positions": s.positions,
-            "wins": s.wins,
-            "draws": s.draws,
-            "losses": s.losses,
-            "captures": s.captures,
-            "max_dtw": s.max_dtw,
-            "max_dtw_fen": fen,
-        }));
+        rows.push((signature, table.stats, fen));
     }
+    let mut out = String::new();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
-        );
-        return Ok(());
+        let array: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(signature, s, fen)| {
+                serde_json::json!({
+                    "table": signature.to_string(),
+                    "pieces": signature.pieces(),
+                    "positions": s.positions,
+                    "wins": s.wins,
+                    "draws": s.draws,
+                    "losses": s.losses,
+                    "captures": s.captures,
+                    "max_dtw": s.max_dtw,
+                    "max_dtw_fen": fen,
+                })
+            })
+            .collect();
+        out = serde_json::to_string_pretty(&array).map_err(|e| e.to_string())? + "\n";
+    } else {
+        out.push_str(&format!(
+            "{:<10} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  longest win (White to move)\n",
+            "table", "pieces", "positions", "wins", "draws", "losses", "captures", "max_dtw"
+        ));
+        for (signature, s, fen) in &rows {
+            out.push_str(&format!(
+                "{:<10} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  {}\n",
+                signature.to_string(),
+                signature.pieces(),
+                s.positions,
+                s.wins,
+                s.draws,
+                s.losses,
+                s.captures,
+                s.max_dtw,
+                fen.as_deref().unwrap_or("-"),
+            ));
+        }
     }
-    println!(
-        "{:<12} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  longest win (White to move)",
-        "table", "pieces", "positions", "wins", "draws", "losses", "captures", "max_dtw"
-    );
-    for row in rows {
-        println!(
-            "{:<12} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  {}",
-            row["table"].as_str().unwrap_or(""),
-            row["pieces"],
-            row["positions"],
-            row["wins"],
-            row["draws"],
-            row["losses"],
-            row["captures"],
-            row["max_dtw"],
-            row["max_dtw_fen"].as_str().unwrap_or("-"),
-        );
-    }
+    out!("{}", out.trim_end());
     Ok(())
 }
 
@@ -276,19 +289,22 @@ fn verify(variant: &Variant, dir: &Path) -> Result<ExitCode, String> {
     for signature in &signatures {
         let found = verify_table(&tables, variant, *signature, 10).map_err(|e| e.to_string())?;
         if found.is_empty() {
-            println!("{signature:>10}: ok");
+            out!("{signature:>10}: ok");
         } else {
             bad += 1;
-            println!("{signature:>10}: INCONSISTENT");
+            out!("{signature:>10}: INCONSISTENT");
             for f in found {
-                println!(
+                out!(
                     "    index {} {}: stored {:?}, its moves give {:?}",
-                    f.index, f.fen, f.stored, f.expected
+                    f.index,
+                    f.fen,
+                    f.stored,
+                    f.expected
                 );
             }
         }
     }
-    println!("{} tables checked, {} inconsistent", signatures.len(), bad);
+    out!("{} tables checked, {} inconsistent", signatures.len(), bad);
     Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {

@@ -60,10 +60,16 @@ impl BuildObserver for Bars {
     fn pair_finished(&self, planned: &Planned, stats: &[(Signature, TableStats)]) {
         self.overall.inc(planned.positions);
         for (signature, s) in stats {
-            self.overall.println(format!(
+            let line = format!(
                 "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies",
                 s.positions, s.wins, s.draws, s.losses, s.max_dtw
-            ));
+            );
+            // Without a terminal (a log file, a cluster job) the bars are hidden: print plainly.
+            if self.overall.is_hidden() {
+                eprintln!("{line}");
+            } else {
+                self.overall.println(line);
+            }
         }
     }
 

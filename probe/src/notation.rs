@@ -375,7 +375,8 @@ impl Position {
 
     /// Reads a move written as squares separated by `-`, `:` or `x`: the start and end squares,
     /// optionally with the landing squares in between (needed only when two legal moves share
-    /// start and end). Numbers in the variant's numbering, or for Russian algebraic squares.
+    /// start and end). A text that is the whole path of a move means that move. Numbers in the
+    /// variant's numbering, or for Russian algebraic squares.
     ///
     /// # Errors
     ///
@@ -396,12 +397,24 @@ impl Position {
         }
         let (from, to) = (path[0], path[path.len() - 1]);
         let legal = self.legal_moves(variant);
-        let candidates: Vec<Move> = legal
+        let same_ends: Vec<Move> = legal
             .iter()
             .copied()
             .filter(|mv| mv.from == from && mv.to == to)
-            .filter(|mv| path.len() == 2 || self.move_paths(variant, mv).iter().any(|p| *p == path))
             .collect();
+        // A move whose whole path is the text is meant even when other moves share its start and
+        // end (a single jump `e5:c7` beside a longer capture from e5 to c7); bare start and end
+        // squares that are no move's whole path match every move between them.
+        let exact: Vec<Move> = same_ends
+            .iter()
+            .copied()
+            .filter(|mv| self.move_paths(variant, mv).contains(&path))
+            .collect();
+        let candidates = if exact.is_empty() && path.len() == 2 {
+            same_ends
+        } else {
+            exact
+        };
         let list = |moves: &[Move]| {
             moves
                 .iter()
