@@ -16,7 +16,9 @@
 //!    reaches zero makes it a loss, as long as the loser can hold out.
 //! 3. Whatever is still undecided is a draw: the game never ends.
 //!
-//! Memory per position: a packed `u16` value and a `u8` counter.
+//! Positions decided at each distance are kept in buckets (one `u32` index each), so a pass
+//! touches only its own positions. Memory per position: a packed `u16` value, a `u8` counter,
+//! and 4 bytes in a bucket for the positions decided at initialisation or later.
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::Mutex;
@@ -37,6 +39,15 @@ pub(crate) fn chunks(size: u64) -> impl ParallelIterator<Item = std::ops::Range<
     (0..size.div_ceil(chunk) as usize)
         .into_par_iter()
         .map(move |c| c as u64 * chunk..((c as u64 + 1) * chunk).min(size))
+}
+
+/// A position decided (or given a better provisional win) at a distance, to be passed on to its
+/// predecessors in the pass for that distance.
+#[derive(Clone, Copy)]
+struct Decided {
+    side: u8,
+    distance: u16,
+    index: u32,
 }
 
 /// One side of the pair being solved.
@@ -78,23 +89,9 @@ struct PairSolver<'a> {
     sides: Vec<Side>,
     /// The first failure to read a smaller table.
     failure: Mutex<Option<StoreError>>,
-    /// The largest distance of any value set so far: propagation runs up to it.
-    highest: AtomicU16,
 }
 
 impl PairSolver<'_> {
-    /// Stores `value` at `slot`, noting its distance.
-    fn set(&self, slot: &AtomicU16, value: Value) {
-        slot.store(value.pack(), Ordering::Relaxed);
-        self.note(value);
-    }
-
-    fn note(&self, value: Value) {
-        if let Some(d) = value.distance() {
-            self.highest.fetch_max(d, Ordering::Relaxed);
-        }
-    }
-
     fn partner(&self, side: usize) -> usize {
         if self.sides.len() == 1 {
             0
@@ -142,7 +139,9 @@ impl PairSolver<'_> {
         Some(value.one_ply_earlier())
     }
 
-    fn init(&self, side: usize, index: u64, moves: &mut Vec<Move>) -> bool {
+    /// Sets up one position; returns whether it has a capture and, if it is decided (or has a
+    /// provisional win), at which distance.
+    fn init(&self, side: usize, index: u64, moves: &mut Vec<Move>) -> (bool, Option<u16>) {
         let this = &self.sides[side];
         let board = this.index.board(index);
         moves.clear();
@@ -160,22 +159,30 @@ impl PairSolver<'_> {
                 in_pair += 1;
             }
         }
-        let slot = &this.values[index as usize];
-        if in_pair == 0 {
+        let value = if in_pair == 0 {
             // Every move leaves the pair (or there is none): decided now.
-            self.set(slot, best_outside.unwrap_or(Value::Loss(0)));
+            Some(best_outside.unwrap_or(Value::Loss(0)))
         } else {
             this.counters[index as usize].store(in_pair, Ordering::Relaxed);
             // Provisional: a quiet move inside the pair may still win faster.
-            if let Some(win @ Value::Win(_)) = best_outside {
-                self.set(slot, win);
-            }
-        }
-        capture
+            best_outside.filter(|v| v.wdl() == dprobe::Wdl::Win)
+        };
+        let Some(value) = value else {
+            return (capture, None);
+        };
+        this.values[index as usize].store(value.pack(), Ordering::Relaxed);
+        (capture, value.distance())
     }
 
     /// Passes the value of a position decided at distance `n` on to its predecessors.
-    fn propagate(&self, side: usize, index: u64, value: Value, moves: &mut Vec<Move>) {
+    fn propagate(
+        &self,
+        side: usize,
+        index: u64,
+        value: Value,
+        moves: &mut Vec<Move>,
+        decided: &mut Vec<Decided>,
+    ) {
         let before = self.partner(side);
         let pred_side = &self.sides[before];
         // The position seen by the side that has just moved.
@@ -197,14 +204,18 @@ impl PairSolver<'_> {
                         }
                     });
                     if updated.is_ok() {
-                        self.note(win);
+                        decided.push(Decided {
+                            side: before as u8,
+                            distance: n + 1,
+                            index: pred_index as u32,
+                        });
                     }
                 }
                 Value::Win(_) => {
                     if slot.load(Ordering::Relaxed) == 0
                         && pred_side.counters[pred_index].fetch_sub(1, Ordering::Relaxed) == 1
                     {
-                        self.resolve(before, pred_index, &pred, moves);
+                        self.resolve(before, pred_index, &pred, moves, decided);
                     }
                 }
                 Value::Draw => {}
@@ -214,7 +225,14 @@ impl PairSolver<'_> {
 
     /// Every quiet move inside the pair of this position leads to a win for the opponent: its
     /// value is now the best of all its moves (a loss, unless a move leaving the pair draws).
-    fn resolve(&self, side: usize, index: usize, board: &Board, moves: &mut Vec<Move>) {
+    fn resolve(
+        &self,
+        side: usize,
+        index: usize,
+        board: &Board,
+        moves: &mut Vec<Move>,
+        decided: &mut Vec<Decided>,
+    ) {
         moves.clear();
         legal_moves(board, self.rules, moves);
         let partner = self.partner(side);
@@ -226,9 +244,51 @@ impl PairSolver<'_> {
                 best = Some(value);
             }
         }
-        if let Some(loss @ Value::Loss(_)) = best {
-            self.set(&self.sides[side].values[index], loss);
+        if let Some(Value::Loss(distance)) = best {
+            let slot = &self.sides[side].values[index];
+            slot.store(Value::Loss(distance).pack(), Ordering::Relaxed);
+            decided.push(Decided {
+                side: side as u8,
+                distance,
+                index: index as u32,
+            });
         }
+    }
+}
+
+/// The positions to pass on, by distance and side: 4 bytes each.
+#[derive(Default)]
+struct Buckets {
+    by_distance: Vec<[Vec<u32>; 2]>,
+}
+
+impl Buckets {
+    fn add(&mut self, decided: &[Decided]) {
+        for entry in decided {
+            let d = entry.distance as usize;
+            if self.by_distance.len() <= d {
+                self.by_distance.resize_with(d + 1, Default::default);
+            }
+            self.by_distance[d][entry.side as usize].push(entry.index);
+        }
+    }
+
+    /// The positions of each side at `distance`, or `None` once no bucket at or beyond it holds
+    /// any.
+    fn take(&mut self, distance: u16) -> Option<[Vec<u32>; 2]> {
+        let d = distance as usize;
+        if self.by_distance[d.min(self.by_distance.len())..]
+            .iter()
+            .all(|sides| sides.iter().all(Vec::is_empty))
+        {
+            return None;
+        }
+        Some(
+            self.by_distance
+                .get_mut(d)
+                .map(std::mem::take)
+                .unwrap_or_default(),
+        )
     }
 }
 
@@ -279,6 +339,14 @@ pub fn solve_pair(
     if signature.flipped() != signature {
         signatures.push(signature.flipped());
     }
+    for &sig in &signatures {
+        let size = TableIndex::new(sig).size();
+        if size > u64::from(u32::MAX) {
+            return Err(StoreError::Unsupported(format!(
+                "{sig} has {size} positions; tables above 2^32 positions are not supported yet"
+            )));
+        }
+    }
     let sides = signatures
         .iter()
         .map(|&sig| {
@@ -296,26 +364,41 @@ pub fn solve_pair(
         smaller,
         sides,
         failure: Mutex::new(None),
-        highest: AtomicU16::new(0),
     };
     let total: u64 = solver.sides.iter().map(|s| s.index.size()).sum();
 
     progress.phase("initialise", total);
+    let mut buckets = Buckets::default();
     let mut captures = Vec::new();
     for side in 0..solver.sides.len() {
         let size = solver.sides[side].index.size();
-        let count: u64 = chunks(size)
+        let per_chunk: Vec<(u64, Vec<Decided>)> = chunks(size)
             .map_init(
                 || Vec::with_capacity(64),
                 |moves, range| {
                     let len = range.end - range.start;
-                    let captures = range.filter(|&i| solver.init(side, i, moves)).count();
+                    let mut capture_count = 0;
+                    let mut decided = Vec::new();
+                    for index in range {
+                        let (capture, distance) = solver.init(side, index, moves);
+                        capture_count += u64::from(capture);
+                        if let Some(distance) = distance {
+                            decided.push(Decided {
+                                side: side as u8,
+                                distance,
+                                index: index as u32,
+                            });
+                        }
+                    }
                     progress.advance(len);
-                    captures as u64
+                    (capture_count, decided)
                 },
             )
-            .sum();
-        captures.push(count);
+            .collect();
+        captures.push(per_chunk.iter().map(|(c, _)| c).sum::<u64>());
+        for (_, decided) in per_chunk {
+            buckets.add(&decided);
+        }
     }
     if let Some(error) = solver
         .failure
@@ -326,28 +409,38 @@ pub fn solve_pair(
         return Err(error);
     }
 
-    // Propagate by distance, up to the largest distance set so far (which grows as we go).
+    // Propagate by distance. A pass decides positions at later distances only.
     let mut distance: u16 = 0;
-    while distance <= solver.highest.load(Ordering::Relaxed) {
-        progress.phase(&format!("distance {distance}"), total);
-        for side in 0..solver.sides.len() {
-            let this = &solver.sides[side];
-            chunks(this.index.size()).for_each_init(
+    while let Some(frontier) = buckets.take(distance) {
+        let size = frontier.iter().map(Vec::len).sum::<usize>() as u64;
+        progress.phase(&format!("distance {distance}"), size);
+        let found: Vec<Vec<Decided>> = frontier
+            .par_iter()
+            .enumerate()
+            .flat_map(|(side, indices)| indices.par_chunks(CHUNK).map(move |chunk| (side, chunk)))
+            .map_init(
                 || Vec::with_capacity(64),
-                |moves, range| {
-                    for index in range {
+                |moves, (side, chunk)| {
+                    let this = &solver.sides[side];
+                    let mut decided = Vec::new();
+                    for &index in chunk {
                         let packed = this.values[index as usize].load(Ordering::Relaxed);
-                        // Packed wins and losses at distance d are 2 + 2d and 3 + 2d; unknown
-                        // (0) and draw (1) wrap around to distances no table reaches.
-                        if packed.wrapping_sub(2) >> 1 == distance {
-                            if let Some(value) = Value::unpack(packed) {
-                                solver.propagate(side, index, value, moves);
+                        // A provisional win improved since it was queued is passed on in the
+                        // pass of its new distance.
+                        match Value::unpack(packed) {
+                            Some(value) if value.distance() == Some(distance) => {
+                                solver.propagate(side, u64::from(index), value, moves, &mut decided)
                             }
+                            _ => {}
                         }
                     }
+                    progress.advance(chunk.len() as u64);
+                    decided
                 },
-            );
-            progress.advance(this.index.size());
+            )
+            .collect();
+        for decided in found {
+            buckets.add(&decided);
         }
         distance += 1;
     }

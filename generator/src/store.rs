@@ -37,6 +37,9 @@ pub enum StoreError {
         /// What is wrong.
         reason: String,
     },
+    /// A build asked for something this version cannot do.
+    #[error("{0}")]
+    Unsupported(String),
     /// A table needed is not there.
     #[error("missing table {signature} ({path}); run `dtb generate` with enough pieces first")]
     Missing {
