@@ -1,0 +1,253 @@
+//! The `dtb` program end to end: perft, generate (skip, resume, rebuild), stats, verify.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use dprobe::{RuleSetId, Signature, Value};
+use draughts_generator::store::{table_path, write_table, Table};
+
+fn dtb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dtb"))
+        .args(args)
+        .output()
+        .expect("dtb runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn perft_prints_the_count_last_and_divides() {
+    let out = dtb(&["perft", "--variant", "brazilian", "--depth", "5"]);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out).lines().last(), Some("7473"));
+
+    let out = dtb(&["perft", "--variant", "russian", "--depth", "4", "--divide"]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 8, "seven moves and the total");
+    let sum: u64 = lines[..7]
+        .iter()
+        .map(|l| l.split_whitespace().last().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, 1469);
+    assert_eq!(lines[7], "1469");
+    assert!(lines.iter().any(|l| l.starts_with("c3-d4 ")), "{text}");
+
+    let out = dtb(&[
+        "perft",
+        "--variant",
+        "spanish",
+        "--depth",
+        "2",
+        "--fen",
+        "W:W1-12:B21-32",
+    ]);
+    assert_eq!(stdout(&out).lines().last(), Some("49"));
+}
+
+#[test]
+fn perft_rejects_bad_input_with_a_message() {
+    let out = dtb(&[
+        "perft",
+        "--variant",
+        "russian",
+        "--depth",
+        "2",
+        "--fen",
+        "W:W21,21:B1",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("two pieces on square 21"),
+        "{}",
+        stderr(&out)
+    );
+    let out = dtb(&["perft", "--variant", "checkers", "--depth", "2"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("unknown variant"), "{}", stderr(&out));
+}
+
+fn modified(path: &Path) -> std::time::SystemTime {
+    fs::metadata(path).unwrap().modified().unwrap()
+}
+
+#[test]
+fn generate_skips_finished_tables_and_rebuilds_damaged_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = dtb(&[
+        "generate",
+        "--variant",
+        "russian",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rules = RuleSetId::Russian;
+    let signatures: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
+    for &s in &signatures {
+        assert!(table_path(dir.path(), rules, s).exists(), "{s}");
+    }
+    let kept = table_path(dir.path(), rules, "KKvK".parse().unwrap());
+    let deleted = table_path(dir.path(), rules, "KMvK".parse().unwrap());
+    let truncated = table_path(dir.path(), rules, "MvMM".parse().unwrap());
+    let kept_time = modified(&kept);
+    fs::remove_file(&deleted).unwrap();
+    let bytes = fs::read(&truncated).unwrap();
+    fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    // A temporary file left by an interrupted run is not mistaken for a table.
+    fs::write(deleted.with_extension("dtr.partial"), b"half a table").unwrap();
+
+    let out = dtb(&[
+        "generate",
+        "--variant",
+        "russian",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+        "--threads",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        modified(&kept),
+        kept_time,
+        "a finished table is not rebuilt"
+    );
+    assert!(Table::open(dir.path(), rules, "KMvK".parse().unwrap(), true).is_ok());
+    assert!(Table::open(dir.path(), rules, "MvMM".parse().unwrap(), true).is_ok());
+
+    let out = dtb(&["verify", "--variant", "russian", "--dir", d]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(stdout(&out).contains(&format!(
+        "{} tables checked, 0 inconsistent",
+        signatures.len()
+    )));
+}
+
+#[test]
+fn stats_json_has_the_documented_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert!(dtb(&[
+        "generate",
+        "--variant",
+        "portuguese",
+        "--pieces",
+        "3",
+        "--dir",
+        d
+    ])
+    .status
+    .success());
+    // Spanish shares the Portuguese tables.
+    let out = dtb(&["stats", "--variant", "spanish", "--dir", d, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 16);
+    for row in rows {
+        let n = |k: &str| row[k].as_u64().unwrap_or_else(|| panic!("{k} in {row}"));
+        assert_eq!(n("wins") + n("draws") + n("losses"), n("positions"));
+        assert!(n("captures") <= n("positions"));
+        let table: Signature = row["table"].as_str().unwrap().parse().unwrap();
+        assert_eq!(n("pieces"), u64::from(table.pieces()));
+        if n("max_dtw") > 0 {
+            let fen = row["max_dtw_fen"].as_str().unwrap();
+            assert!(dprobe::Position::from_fen(fen, &dprobe::Variant::SPANISH).is_ok());
+        } else {
+            assert!(row["max_dtw_fen"].is_null());
+        }
+    }
+    let kkvk = rows.iter().find(|r| r["table"] == "KKvK").unwrap();
+    assert_eq!(kkvk["positions"], 14880);
+}
+
+#[test]
+fn verify_names_an_inconsistent_position_and_a_damaged_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    assert!(dtb(&[
+        "generate",
+        "--variant",
+        "brazilian",
+        "--pieces",
+        "3",
+        "--dir",
+        d
+    ])
+    .status
+    .success());
+    let rules = RuleSetId::Brazilian;
+    let signature: Signature = "KKvK".parse().unwrap();
+    let table = Table::open(dir.path(), rules, signature, true).unwrap();
+    // Rewrite the table with one value changed, under a valid checksum: only the consistency
+    // pass can notice.
+    let wrong = (0..table.index.size())
+        .find(|&i| matches!(table.value(i), Some(Value::Win(_))))
+        .unwrap();
+    let values: Vec<u16> = (0..table.index.size())
+        .map(|i| {
+            if i == wrong {
+                Value::Draw.pack()
+            } else {
+                table.packed(i)
+            }
+        })
+        .collect();
+    let stats = table.stats;
+    drop(table);
+    write_table(dir.path(), rules, signature, values.into_iter(), &stats).unwrap();
+    let out = dtb(&["verify", "--variant", "brazilian", "--dir", d]);
+    assert!(!out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("KKvK: INCONSISTENT"), "{text}");
+    assert!(text.contains(&format!("index {wrong} ")), "{text}");
+    assert!(text.contains("stored Some(Draw)"), "{text}");
+
+    // Flip one byte: the checksum catches it and the file is named.
+    let path = table_path(dir.path(), rules, "KvK".parse().unwrap());
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[200] ^= 0x40;
+    fs::write(&path, bytes).unwrap();
+    let out = dtb(&["verify", "--variant", "brazilian", "--dir", d]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("KvK.dtr"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("checksum"), "{}", stderr(&out));
+}
+
+#[test]
+fn generate_rejects_impossible_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for pieces in ["1", "9"] {
+        let out = dtb(&[
+            "generate",
+            "--variant",
+            "russian",
+            "--pieces",
+            pieces,
+            "--dir",
+            d,
+        ]);
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains("--pieces must be between 2 and 8"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = dtb(&["stats", "--variant", "russian", "--dir", d]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("dtb generate"), "{}", stderr(&out));
+}
