@@ -92,6 +92,14 @@ struct PairSolver<'a> {
 }
 
 impl PairSolver<'_> {
+    /// The first failure to read a smaller table, if any.
+    fn first_failure(&self) -> Result<(), StoreError> {
+        match self.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
+
     fn partner(&self, side: usize) -> usize {
         if self.sides.len() == 1 {
             0
@@ -400,14 +408,7 @@ pub fn solve_pair(
             buckets.add(&decided);
         }
     }
-    if let Some(error) = solver
-        .failure
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()
-    {
-        return Err(error);
-    }
+    solver.first_failure()?;
 
     // Propagate by distance. A pass decides positions at later distances only.
     let mut distance: u16 = 0;
@@ -444,14 +445,7 @@ pub fn solve_pair(
         }
         distance += 1;
     }
-    if let Some(error) = solver
-        .failure
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()
-    {
-        return Err(error);
-    }
+    solver.first_failure()?;
 
     let solved = solver
         .sides
