@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use dprobe::{MoveRules, Signature};
+use dprobe::{MoveRules, Signature, TableFile, TableKind};
 
+use crate::compress::{compressed_path, write_compressed, Kind};
 use crate::solve::{solve_pair, Progress};
 use crate::store::{write_table, StoreError, Table, TableStats};
 use crate::tableset::TableSet;
@@ -47,6 +48,31 @@ fn is_complete(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
     Table::open(dir, rules.id, signature, true).is_ok()
 }
 
+/// Whether both compressed files of a table exist with intact headers and block tables.
+fn is_published(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
+    [(Kind::Wdl, TableKind::Wdl), (Kind::Dtw, TableKind::Dtw)]
+        .iter()
+        .all(|&(kind, table_kind)| {
+            TableFile::open(&compressed_path(dir, rules.id, signature, kind)).is_ok_and(|file| {
+                let header = file.header();
+                header.kind == table_kind
+                    && header.rules == rules.id
+                    && header.signature == signature
+            })
+        })
+}
+
+/// Writes the compressed files of a raw table already on disk that lacks them.
+fn publish_existing(dir: &Path, rules: &MoveRules, signature: Signature) -> Result<(), StoreError> {
+    if is_published(dir, rules, signature) {
+        return Ok(());
+    }
+    let table = Table::open(dir, rules.id, signature, true)?;
+    let values: Vec<u16> = (0..table.index.size()).map(|i| table.packed(i)).collect();
+    write_compressed(dir, rules, signature, &values)?;
+    Ok(())
+}
+
 /// The pairs to solve for `pieces`, each named by its first signature.
 pub fn plan(pieces: u32) -> Vec<Planned> {
     let mut planned: Vec<Planned> = Vec::new();
@@ -67,8 +93,10 @@ pub fn plan(pieces: u32) -> Vec<Planned> {
     planned
 }
 
-/// Builds every missing table up to `pieces` pieces under `dir`. Tables already complete are
-/// kept; an interrupted build resumes with the first table not written.
+/// Builds every missing table up to `pieces` pieces under `dir`: the raw file the solver works
+/// from, then the compressed `.wdl` and `.dtw` files the probe reads. Tables already complete
+/// are kept (their compressed files are written if missing); an interrupted build resumes with
+/// the first table not written.
 pub fn generate(
     dir: &Path,
     rules: &MoveRules,
@@ -79,6 +107,8 @@ pub fn generate(
     for planned in plan(pieces) {
         let signature = planned.signature;
         if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
+            publish_existing(dir, rules, signature)?;
+            publish_existing(dir, rules, signature.flipped())?;
             observer.pair_skipped(&planned);
             continue;
         }
@@ -93,6 +123,7 @@ pub fn generate(
                 table.values.iter().copied(),
                 &table.stats,
             )?;
+            write_compressed(dir, rules, table.signature, &table.values)?;
             stats.push((table.signature, table.stats));
         }
         observer.pair_finished(&planned, &stats);

@@ -1,6 +1,7 @@
 //! The tablebase generator: retrograde solver, build scheduling, table files and verification.
 //! The `dtb` program is a thin command line over this library.
 
+pub mod compress;
 pub mod generate;
 pub mod progress;
 pub mod solve;

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use dprobe::{Color, Perft, Position, Signature, Variant};
+use dprobe::{Color, Perft, Position, Signature, TableFile, Tablebase, Variant};
+use draughts_generator::compress::{compressed_path, Kind};
 use draughts_generator::generate::{build_order, generate, plan};
 use draughts_generator::progress::Bars;
 use draughts_generator::store::{table_path, Table};
@@ -76,7 +77,36 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check every table independently: each value must follow from its moves' values.
+    /// Build the Russian tables up to 4 pieces (if missing) and probe a well-known ending.
+    Demo {
+        /// Where the tables go.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+    },
+    /// The value of a position, and of each of its moves, from the compressed tables.
+    Probe {
+        /// russian, brazilian, portuguese or spanish.
+        #[arg(long)]
+        variant: Variant,
+        /// Where the tables are.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// Print JSON: `wdl`, `dtw` (plies, null for a draw) and `moves`, best first.
+        #[arg(long)]
+        json: bool,
+        /// Also print the principal variation to the end of the game.
+        #[arg(long)]
+        line: bool,
+        /// The position, a PDN FEN string in the variant's numbering.
+        fen: String,
+    },
+    /// Print the header of a compressed table file and check its checksums.
+    Info {
+        /// A `.wdl` or `.dtw` file.
+        file: PathBuf,
+    },
+    /// Check every table independently: each value must follow from its moves' values; and
+    /// every compressed file's checksums.
     Verify {
         /// russian, brazilian, portuguese or spanish.
         #[arg(long)]
@@ -128,6 +158,147 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         } => {
             set_threads(threads)?;
             verify(&variant, &dir)
+        }
+        Command::Demo { dir } => demo(&dir).map(|()| ExitCode::SUCCESS),
+        Command::Probe {
+            variant,
+            dir,
+            json,
+            line,
+            fen,
+        } => probe(&variant, &dir, &fen, json, line).map(|()| ExitCode::SUCCESS),
+        Command::Info { file } => info(&file),
+    }
+}
+
+/// The ending `dtb demo` shows: three kings against one, the lone king off the long diagonal
+/// (Petrov's triangle wins it); this is the longest such win, 25 plies.
+const DEMO_FEN: &str = "W:WK21,K26,K30:BK31";
+
+fn demo(dir: &Path) -> Result<(), String> {
+    let variant = Variant::RUSSIAN;
+    build(&variant, 4, dir)?;
+    out!(
+        "Three kings against one (Russian rules), from the tables in {}:",
+        dir.display()
+    );
+    out!("");
+    probe(&variant, dir, DEMO_FEN, false, true)
+}
+
+fn probe(variant: &Variant, dir: &Path, fen: &str, json: bool, line: bool) -> Result<(), String> {
+    let position = Position::from_fen(fen, variant).map_err(|e| e.to_string())?;
+    let mut tables = Tablebase::new(*variant);
+    let found = tables.add_directory(dir).map_err(|e| e.to_string())?;
+    if found == 0 {
+        return Err(format!(
+            "no {} table files in {}; run `dtb generate --variant {variant} --pieces N --dir {}` \
+             first",
+            variant.moves.id.name(),
+            dir.display(),
+            dir.display()
+        ));
+    }
+    let value = tables.probe_dtw(&position).map_err(|e| e.to_string())?;
+    let moves = tables.probe_moves(&position).map_err(|e| e.to_string())?;
+    let pv = if line {
+        tables
+            .principal_variation(&position)
+            .map_err(|e| e.to_string())?
+    } else {
+        Vec::new()
+    };
+    let mut pv_text = Vec::new();
+    let mut at = position;
+    for mv in &pv {
+        pv_text.push(at.move_to_string(variant, mv));
+        at = at.play(mv);
+    }
+    if json {
+        let moves: Vec<serde_json::Value> = moves
+            .iter()
+            .map(|(mv, v)| {
+                serde_json::json!({
+                    "move": position.move_to_string(variant, mv),
+                    "wdl": v.wdl().name(),
+                    "dtw": v.distance(),
+                })
+            })
+            .collect();
+        let mut object = serde_json::json!({
+            "fen": position.to_fen(variant),
+            "wdl": value.wdl().name(),
+            "dtw": value.distance(),
+            "moves": moves,
+        });
+        if line {
+            object["line"] = serde_json::json!(pv_text);
+        }
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&object).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    let side = match position.side_to_move {
+        Color::White => "White",
+        Color::Black => "Black",
+    };
+    out!("{}", position.diagram(variant).trim_end());
+    out!("{}", position.to_fen(variant));
+    out!("{side} to move: {value}");
+    if moves.is_empty() {
+        out!("no legal move: {side} has lost");
+    }
+    for (mv, v) in &moves {
+        out!("  {:<16} {v}", position.move_to_string(variant, mv));
+    }
+    if line {
+        if pv_text.is_empty() {
+            out!("line: none (a draw never ends)");
+        } else {
+            out!("line: {}", pv_text.join(" "));
+        }
+    }
+    Ok(())
+}
+
+fn info(file: &Path) -> Result<ExitCode, String> {
+    let table = TableFile::open(file).map_err(|e| e.to_string())?;
+    let h = table.header();
+    out!("file               {}", file.display());
+    out!("kind               {}", h.kind);
+    out!("rule set           {}", h.rules.name());
+    out!(
+        "signature          {} ({} pieces)",
+        h.signature,
+        h.signature.pieces()
+    );
+    out!("positions          {}", h.positions);
+    out!("positions/block    {}", h.positions_per_block);
+    out!("blocks             {}", h.blocks);
+    out!("codec              zstd");
+    out!(
+        "encoding           {}",
+        match h.dtw_width {
+            0 => "2 bits per position (0 loss, 1 draw, 2 win)".to_string(),
+            w => format!("{w} byte(s) per position (0 draw, else distance + 1)"),
+        }
+    );
+    out!("largest symbol     {}", h.max_symbol);
+    out!("file size          {} bytes", h.file_len);
+    out!(
+        "bits per position  {:.4}",
+        h.file_len as f64 * 8.0 / h.positions.max(1) as f64
+    );
+    match table.verify() {
+        Ok(()) => {
+            out!("checksums          ok");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            out!("checksums          FAILED: {}", e.reason);
+            Ok(ExitCode::FAILURE)
         }
     }
 }
@@ -275,6 +446,26 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks the compressed files of a table: present, of the right table, every checksum intact.
+fn verify_compressed(dir: &Path, variant: &Variant, signature: Signature) -> Result<(), String> {
+    for kind in [Kind::Wdl, Kind::Dtw] {
+        let path = compressed_path(dir, variant.moves.id, signature, kind);
+        let file = TableFile::open(&path).map_err(|e| match e {
+            dprobe::ProbeError::Io { .. } if !path.exists() => format!(
+                "missing {}; run `dtb generate` again to write it",
+                path.display()
+            ),
+            e => e.to_string(),
+        })?;
+        let h = file.header();
+        if h.rules != variant.moves.id || h.signature != signature {
+            return Err(format!("{}: holds another table", path.display()));
+        }
+        file.verify().map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 fn verify(variant: &Variant, dir: &Path) -> Result<ExitCode, String> {
     let signatures = present_tables(variant, dir);
     if signatures.is_empty() {
@@ -288,7 +479,11 @@ fn verify(variant: &Variant, dir: &Path) -> Result<ExitCode, String> {
     let mut bad = 0;
     for signature in &signatures {
         let found = verify_table(&tables, variant, *signature, 10).map_err(|e| e.to_string())?;
-        if found.is_empty() {
+        let files = verify_compressed(dir, variant, *signature);
+        if let Err(problem) = &files {
+            bad += 1;
+            out!("{signature:>10}: {problem}");
+        } else if found.is_empty() {
             out!("{signature:>10}: ok");
         } else {
             bad += 1;

@@ -1,9 +1,11 @@
-//! Rules, notation and move generation for 8×8 draughts with flying kings — Russian, Brazilian,
-//! Portuguese and Spanish — the foundation of the endgame tablebase generator and prober.
+//! Rules, notation, move generation and endgame tablebase probing for 8×8 draughts with flying
+//! kings — Russian, Brazilian, Portuguese and Spanish.
 //!
 //! A [`Variant`] is a value holding its rules; [`Position`] is a position as players see it and
 //! [`Board`] the same position seen from the side to move, which is what move generation,
-//! indexing and tables use.
+//! indexing and tables use. A [`Tablebase`] probes the compressed table files that `dtb
+//! generate` writes (format: `docs/FORMAT.md`): win/draw/loss, distance to the end of the game,
+//! the best move and the principal variation.
 //!
 //! ```
 //! use dprobe::{Position, Variant};
@@ -15,21 +17,28 @@
 //! ```
 
 mod board;
+mod cache;
+mod error;
+mod format;
 pub mod geometry;
 mod index;
 mod movegen;
 mod notation;
 mod perft;
 mod signature;
+mod tablebase;
 mod value;
 mod variant;
 
 pub use board::{Board, Color, Move, Position};
+pub use error::{CorruptedTable, Corruption, ProbeError, TableKind};
+pub use format::{TableFile, TableHeader};
 pub use index::{binomial, positions_with_pieces, TableIndex};
 pub use movegen::{count_legal_moves, has_capture, legal_moves, move_paths};
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;
 pub use signature::{BadSignature, Signature};
+pub use tablebase::Tablebase;
 pub use value::{Value, Wdl};
 pub use variant::{
     CapturePrecedence, DrawCounter, DrawRules, MoveRules, Notation, Numbering, PromotionInCapture,

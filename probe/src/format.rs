@@ -1,0 +1,495 @@
+//! The reader of the compressed table files specified in `docs/FORMAT.md`: the header is parsed
+//! and every offset checked once, at open, so a lookup only slices, checks a block's checksum
+//! and decompresses it. Every number read from a file is checked before use: no content makes
+//! the reader panic or read out of bounds.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use memmap2::Mmap;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::error::{CorruptedTable, Corruption, ProbeError, TableKind};
+use crate::index::TableIndex;
+use crate::signature::Signature;
+use crate::value::{Value, Wdl};
+use crate::variant::RuleSetId;
+
+const MAGIC: &[u8; 8] = b"DTBTABLE";
+const FORMAT_VERSION: u16 = 1;
+const HEADER_LEN: usize = 64;
+const BLOCK_ENTRY_LEN: usize = 16;
+const CHECKSUM_LEN: usize = 8;
+const CODEC_ZSTD: u8 = 1;
+/// The most positions a block may hold: bounds the memory one decompression takes (4 MiB at
+/// one byte per position, 8 MiB at two).
+const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
+/// The most pieces a table file may claim: beyond it the index arithmetic is not needed and
+/// not checked for overflow.
+pub(crate) const MAX_TABLE_PIECES: u32 = 10;
+
+/// The header of a table file: what [`TableFile::header`] returns and `dtb info` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableHeader {
+    /// WDL or DTW.
+    pub kind: TableKind,
+    /// The move rules the table was solved under.
+    pub rules: RuleSetId,
+    /// The material, from the mover's view.
+    pub signature: Signature,
+    /// Positions (the index size).
+    pub positions: u64,
+    /// Positions per block (the last block may hold fewer).
+    pub positions_per_block: u32,
+    /// Number of blocks.
+    pub blocks: u32,
+    /// Bytes per position in a decompressed DTW block (1 or 2); 0 for WDL (2 bits each).
+    pub dtw_width: u8,
+    /// The largest stored symbol (WDL: 0–2; DTW: 0 for a draw, else distance + 1).
+    pub max_symbol: u16,
+    /// The length of the file in bytes.
+    pub file_len: u64,
+}
+
+const fn rule_set_from_code(code: u8) -> Option<RuleSetId> {
+    match code {
+        1 => Some(RuleSetId::Russian),
+        2 => Some(RuleSetId::Brazilian),
+        3 => Some(RuleSetId::Iberian),
+        _ => None,
+    }
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    let mut b = [0u8; 2];
+    b.copy_from_slice(&bytes[at..at + 2]);
+    u16::from_le_bytes(b)
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// Where a file's bytes live.
+enum Bytes {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Bytes {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// One compressed table file, opened and checked: header, block table and length. Block
+/// contents are checked (checksum, size) when they are read.
+pub struct TableFile {
+    path: PathBuf,
+    bytes: Bytes,
+    header: TableHeader,
+    index: TableIndex,
+    /// Where the compressed blocks start.
+    data_start: usize,
+}
+
+impl std::fmt::Debug for TableFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableFile")
+            .field("path", &self.path)
+            .field("header", &self.header)
+            .finish()
+    }
+}
+
+thread_local! {
+    /// A zstd decompression context per thread, created once.
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+impl TableFile {
+    /// Opens a table file by memory-mapping it, and checks its header, block table and length.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Io`] if it cannot be read, [`ProbeError::Corrupted`] if it is not an intact
+    /// table file.
+    pub fn open(path: &Path) -> Result<TableFile, ProbeError> {
+        let io_error = |source: io::Error| ProbeError::Io {
+            path: path.to_path_buf(),
+            source: Arc::new(source),
+        };
+        let file = File::open(path).map_err(io_error)?;
+        let len = file.metadata().map_err(io_error)?.len();
+        let bytes = if len == 0 {
+            // An empty file cannot be mapped on every system; it is reported as empty below.
+            Bytes::Owned(Vec::new())
+        } else {
+            // SAFETY: table files are written under a temporary name and renamed into place,
+            // never modified afterwards; the mapping's length is checked against the header
+            // before any byte past the header is used, so a truncated file is an error.
+            Bytes::Mapped(unsafe { Mmap::map(&file) }.map_err(io_error)?)
+        };
+        TableFile::parse(path.to_path_buf(), bytes).map_err(ProbeError::from)
+    }
+
+    /// Reads a table file from bytes in memory (`name` is used in errors): the same checks as
+    /// [`TableFile::open`].
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptedTable`] if the bytes are not an intact table file.
+    pub fn from_bytes(
+        name: impl Into<PathBuf>,
+        bytes: Vec<u8>,
+    ) -> Result<TableFile, CorruptedTable> {
+        TableFile::parse(name.into(), Bytes::Owned(bytes))
+    }
+
+    fn parse(path: PathBuf, bytes: Bytes) -> Result<TableFile, CorruptedTable> {
+        let corrupt = |reason| CorruptedTable {
+            path: path.clone(),
+            reason,
+        };
+        let data = bytes.as_slice();
+        let len = data.len() as u64;
+        if data.is_empty() {
+            return Err(corrupt(Corruption::Empty));
+        }
+        if data.len() < HEADER_LEN + CHECKSUM_LEN {
+            if !MAGIC.starts_with(&data[..data.len().min(MAGIC.len())]) {
+                return Err(corrupt(Corruption::BadMagic));
+            }
+            return Err(corrupt(Corruption::Truncated {
+                len,
+                needed: (HEADER_LEN + CHECKSUM_LEN) as u64,
+            }));
+        }
+        if &data[0..8] != MAGIC {
+            return Err(corrupt(Corruption::BadMagic));
+        }
+        let version = u16_at(data, 8);
+        if version != FORMAT_VERSION {
+            return Err(corrupt(Corruption::UnsupportedVersion(version)));
+        }
+        if xxh3_64(&data[..56]) != u64_at(data, 56) {
+            return Err(corrupt(Corruption::HeaderChecksum));
+        }
+        let header = parse_header(data, len).map_err(corrupt)?;
+        let index = TableIndex::new(header.signature);
+        if index.size() != header.positions {
+            return Err(corrupt(Corruption::BadHeader(
+                "position count does not match the signature",
+            )));
+        }
+        let table_len = (header.blocks as usize)
+            .checked_mul(BLOCK_ENTRY_LEN)
+            .ok_or(corrupt(Corruption::BadHeader("block count")))?;
+        let data_start = HEADER_LEN + table_len;
+        let min_len = (data_start + CHECKSUM_LEN) as u64;
+        if len < min_len {
+            return Err(corrupt(Corruption::Truncated {
+                len,
+                needed: min_len,
+            }));
+        }
+        let table = &data[HEADER_LEN..data_start];
+        if xxh3_64(table) != u64_at(data, 48) {
+            return Err(corrupt(Corruption::BlockTableChecksum));
+        }
+        let mut previous_end = 0u64;
+        for (block, entry) in table.chunks_exact(BLOCK_ENTRY_LEN).enumerate() {
+            let end = u64_at(entry, 0);
+            if end < previous_end {
+                return Err(corrupt(Corruption::BlockTableOrder(block as u32)));
+            }
+            previous_end = end;
+        }
+        let expected = previous_end
+            .checked_add(min_len)
+            .ok_or(corrupt(Corruption::BlockTableOrder(header.blocks)))?;
+        if len < expected {
+            return Err(corrupt(Corruption::Truncated {
+                len,
+                needed: expected,
+            }));
+        }
+        if len > expected {
+            return Err(corrupt(Corruption::TrailingBytes { len, expected }));
+        }
+        Ok(TableFile {
+            path,
+            bytes,
+            header,
+            index,
+            data_start,
+        })
+    }
+
+    /// The file's header.
+    pub fn header(&self) -> &TableHeader {
+        &self.header
+    }
+
+    /// The file's path (or the name given to [`TableFile::from_bytes`]).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn index(&self) -> &TableIndex {
+        &self.index
+    }
+
+    pub(crate) fn corrupt(&self, reason: Corruption) -> CorruptedTable {
+        CorruptedTable {
+            path: self.path.clone(),
+            reason,
+        }
+    }
+
+    /// Checks that the file holds the table expected under its name.
+    pub(crate) fn expect(
+        &self,
+        kind: TableKind,
+        rules: RuleSetId,
+        signature: Signature,
+    ) -> Result<(), CorruptedTable> {
+        let h = &self.header;
+        if h.kind != kind {
+            return Err(self.corrupt(Corruption::ForeignKind {
+                found: h.kind,
+                expected: kind,
+            }));
+        }
+        if h.rules != rules {
+            return Err(self.corrupt(Corruption::ForeignRuleSet {
+                found: h.rules.name(),
+                expected: rules.name(),
+            }));
+        }
+        if h.signature != signature {
+            return Err(self.corrupt(Corruption::ForeignSignature {
+                found: h.signature,
+                expected: signature,
+            }));
+        }
+        Ok(())
+    }
+
+    /// The block holding position `index`, and the position's place in it.
+    #[inline]
+    pub(crate) fn locate(&self, index: u64) -> (u32, usize) {
+        let per_block = u64::from(self.header.positions_per_block);
+        ((index / per_block) as u32, (index % per_block) as usize)
+    }
+
+    /// Positions in block `block`.
+    fn positions_in(&self, block: u32) -> u64 {
+        let per_block = u64::from(self.header.positions_per_block);
+        let start = u64::from(block) * per_block;
+        self.header.positions.saturating_sub(start).min(per_block)
+    }
+
+    /// Decompressed bytes of block `block`.
+    fn block_len(&self, block: u32) -> usize {
+        let positions = self.positions_in(block) as usize;
+        match self.header.kind {
+            TableKind::Wdl => positions.div_ceil(4),
+            TableKind::Dtw => positions * usize::from(self.header.dtw_width),
+        }
+    }
+
+    /// Checks block `block`'s checksum and decompresses it into `out`.
+    pub(crate) fn read_block(&self, block: u32, out: &mut Vec<u8>) -> Result<(), CorruptedTable> {
+        let data = self.bytes.as_slice();
+        let entry = HEADER_LEN + block as usize * BLOCK_ENTRY_LEN;
+        let start = match block {
+            0 => 0,
+            _ => u64_at(data, entry - BLOCK_ENTRY_LEN),
+        } as usize;
+        let end = u64_at(data, entry) as usize;
+        // Offsets were checked in order and inside the file at open.
+        let compressed = &data[self.data_start + start..self.data_start + end];
+        if xxh3_64(compressed) != u64_at(data, entry + 8) {
+            return Err(self.corrupt(Corruption::BlockChecksum(block)));
+        }
+        let expected = self.block_len(block);
+        out.clear();
+        out.resize(expected, 0);
+        let written = DECOMPRESSOR.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.is_none() {
+                *slot = zstd::bulk::Decompressor::new().ok();
+            }
+            slot.as_mut()
+                .and_then(|d| d.decompress_to_buffer(compressed, &mut out[..]).ok())
+        });
+        if written != Some(expected) {
+            return Err(self.corrupt(Corruption::BlockData(block)));
+        }
+        Ok(())
+    }
+
+    /// The symbol of the position at `offset` in a decompressed block.
+    #[inline]
+    pub(crate) fn symbol(&self, block: &[u8], offset: usize) -> Option<u16> {
+        match self.header.kind {
+            TableKind::Wdl => block
+                .get(offset / 4)
+                .map(|&byte| u16::from((byte >> (2 * (offset % 4))) & 3)),
+            TableKind::Dtw if self.header.dtw_width == 1 => block.get(offset).map(|&b| b.into()),
+            TableKind::Dtw => {
+                let at = offset.checked_mul(2)?;
+                let pair = block.get(at..at.checked_add(2)?)?;
+                Some(u16::from_le_bytes([pair[0], pair[1]]))
+            }
+        }
+    }
+
+    /// Checks the whole file: its checksum, then every block (checksum, size, values).
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptedTable`] with the first problem found.
+    pub fn verify(&self) -> Result<(), CorruptedTable> {
+        let data = self.bytes.as_slice();
+        let body = data.len() - CHECKSUM_LEN;
+        if xxh3_64(&data[..body]) != u64_at(data, body) {
+            return Err(self.corrupt(Corruption::FileChecksum));
+        }
+        let mut buffer = Vec::new();
+        for block in 0..self.header.blocks {
+            self.read_block(block, &mut buffer)?;
+            let first = u64::from(block) * u64::from(self.header.positions_per_block);
+            for offset in 0..self.positions_in(block) as usize {
+                let valid = self
+                    .symbol(&buffer, offset)
+                    .and_then(|s| decode_wdl(s, self.header.kind))
+                    .is_some();
+                if !valid {
+                    return Err(self.corrupt(Corruption::InvalidValue(first + offset as u64)));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The win/draw/loss a symbol stands for; `None` for an invalid WDL symbol.
+#[inline]
+pub(crate) fn decode_wdl(symbol: u16, kind: TableKind) -> Option<Wdl> {
+    match kind {
+        TableKind::Wdl => match symbol {
+            0 => Some(Wdl::Loss),
+            1 => Some(Wdl::Draw),
+            2 => Some(Wdl::Win),
+            _ => None,
+        },
+        TableKind::Dtw => Some(decode_dtw(symbol).wdl()),
+    }
+}
+
+/// The value a DTW symbol stands for: 0 a draw, else the distance + 1, a win when odd.
+#[inline]
+pub(crate) fn decode_dtw(symbol: u16) -> Value {
+    match symbol {
+        0 => Value::Draw,
+        s if (s - 1) % 2 == 1 => Value::Win(s - 1),
+        s => Value::Loss(s - 1),
+    }
+}
+
+fn parse_header(data: &[u8], len: u64) -> Result<TableHeader, Corruption> {
+    let kind = match data[10] {
+        1 => TableKind::Wdl,
+        2 => TableKind::Dtw,
+        _ => return Err(Corruption::BadHeader("unknown table kind")),
+    };
+    let rules = rule_set_from_code(data[11]).ok_or(Corruption::BadHeader("unknown rule set"))?;
+    let signature = Signature {
+        mover_men: data[12],
+        mover_kings: data[13],
+        opp_men: data[14],
+        opp_kings: data[15],
+    };
+    let counts_fit = [data[12], data[13], data[14], data[15]]
+        .iter()
+        .all(|&c| u32::from(c) <= MAX_TABLE_PIECES);
+    if !counts_fit || !signature.is_possible() || signature.pieces() > MAX_TABLE_PIECES {
+        return Err(Corruption::BadHeader("impossible signature"));
+    }
+    let positions = u64_at(data, 16);
+    let positions_per_block = u32_at(data, 24);
+    if positions_per_block == 0 || positions_per_block > MAX_POSITIONS_PER_BLOCK {
+        return Err(Corruption::BadHeader("positions per block out of range"));
+    }
+    let blocks = u32_at(data, 28);
+    if positions.div_ceil(u64::from(positions_per_block)) != u64::from(blocks) {
+        return Err(Corruption::BadHeader(
+            "block count does not match the positions",
+        ));
+    }
+    if data[32] != CODEC_ZSTD {
+        return Err(Corruption::BadHeader("unknown codec"));
+    }
+    let dtw_width = match (kind, data[33]) {
+        (TableKind::Wdl, 1) => 0,
+        (TableKind::Dtw, width @ (1 | 2)) => width,
+        _ => return Err(Corruption::BadHeader("unknown value encoding")),
+    };
+    Ok(TableHeader {
+        kind,
+        rules,
+        signature,
+        positions,
+        positions_per_block,
+        blocks,
+        dtw_width,
+        max_symbol: u16_at(data, 34),
+        file_len: len,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtw_symbols_keep_parity() {
+        assert_eq!(decode_dtw(0), Value::Draw);
+        assert_eq!(decode_dtw(1), Value::Loss(0));
+        assert_eq!(decode_dtw(2), Value::Win(1));
+        assert_eq!(decode_dtw(u16::MAX), Value::Loss(u16::MAX - 1));
+    }
+
+    #[test]
+    fn short_and_foreign_bytes_are_typed_errors() {
+        let reason = |bytes: Vec<u8>| TableFile::from_bytes("t", bytes).unwrap_err().reason;
+        assert_eq!(reason(vec![]), Corruption::Empty);
+        assert!(matches!(
+            reason(b"DTB".to_vec()),
+            Corruption::Truncated { .. }
+        ));
+        assert_eq!(reason(b"hello".to_vec()), Corruption::BadMagic);
+        assert_eq!(reason(vec![0; 200]), Corruption::BadMagic);
+        let mut header = vec![0u8; 200];
+        header[..8].copy_from_slice(MAGIC);
+        header[8] = 1;
+        assert_eq!(reason(header), Corruption::HeaderChecksum);
+    }
+}
