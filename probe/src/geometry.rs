@@ -175,20 +175,29 @@ pub(crate) const fn shift_up_right(set: Bitboard) -> Bitboard {
     ((set & EVEN_RANKS) << 4) | ((set & ODD_RANKS & !FILE_H) << 5)
 }
 
+/// Squares one step down-left of each square in `set` (the inverse of [`shift_up_right`]).
+#[inline(always)]
+pub(crate) const fn shift_down_left(set: Bitboard) -> Bitboard {
+    const EVEN_RANKS: Bitboard = 0x0F0F_0F0F;
+    const ODD_RANKS: Bitboard = 0xF0F0_F0F0;
+    const FILE_A: Bitboard = 0x0101_0101;
+    ((set & ODD_RANKS) >> 4) | ((set & EVEN_RANKS & !FILE_A) >> 5)
+}
+
+/// Squares one step down-right of each square in `set` (the inverse of [`shift_up_left`]).
+#[inline(always)]
+pub(crate) const fn shift_down_right(set: Bitboard) -> Bitboard {
+    const EVEN_RANKS: Bitboard = 0x0F0F_0F0F;
+    const ODD_RANKS: Bitboard = 0xF0F0_F0F0;
+    const FILE_H: Bitboard = 0x8080_8080;
+    ((set & ODD_RANKS & !FILE_H) >> 3) | ((set & EVEN_RANKS) >> 4)
+}
+
 /// The squares from which a man of the side moving up reaches `square` in one step: one square
 /// behind it, down-left and down-right (for un-moves).
 #[inline(always)]
 pub const fn man_origins(square: u8) -> Bitboard {
-    let bit = 1u32 << square;
-    // Inverse of the forward steps: the squares whose up-left or up-right neighbour is `square`.
-    const EVEN_RANKS: Bitboard = 0x0F0F_0F0F;
-    const ODD_RANKS: Bitboard = 0xF0F0_F0F0;
-    const FILE_A: Bitboard = 0x0101_0101;
-    const FILE_H: Bitboard = 0x8080_8080;
-    ((bit & ODD_RANKS) >> 4)
-        | ((bit & EVEN_RANKS & !FILE_A) >> 5)
-        | ((bit & ODD_RANKS & !FILE_H) >> 3)
-        | ((bit & EVEN_RANKS) >> 4)
+    shift_down_left(1 << square) | shift_down_right(1 << square)
 }
 
 /// Turns a set of squares by 180°: square `s` becomes `31 - s`.

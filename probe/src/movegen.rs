@@ -8,8 +8,8 @@
 
 use crate::board::{Board, Color, Move, Position};
 use crate::geometry::{
-    king_reach, ray_until_blocker, rotate_square, shift_up_left, shift_up_right, Bitboard,
-    Direction, NEIGHBOUR, NO_SQUARE, PROMOTION_ROW,
+    king_reach, ray_until_blocker, rotate_square, shift_down_left, shift_down_right, shift_up_left,
+    shift_up_right, Bitboard, Direction, NEIGHBOUR, NO_SQUARE, PROMOTION_ROW,
 };
 use crate::variant::{CapturePrecedence, MoveRules, PromotionInCapture, Variant};
 
@@ -37,25 +37,6 @@ fn man_capture_directions(rules: &MoveRules) -> &'static [Direction] {
     }
 }
 
-/// Whether a man on `square` can capture, with `capturable` the enemy pieces it may jump and
-/// `occupied` everything that blocks.
-#[inline(always)]
-fn man_can_capture(
-    square: u8,
-    capturable: Bitboard,
-    occupied: Bitboard,
-    directions: &[Direction],
-) -> bool {
-    directions.iter().any(|&dir| {
-        let over = NEIGHBOUR[square as usize][dir as usize];
-        if over == NO_SQUARE || capturable & (1 << over) == 0 {
-            return false;
-        }
-        let land = NEIGHBOUR[over as usize][dir as usize];
-        land != NO_SQUARE && occupied & (1 << land) == 0
-    })
-}
-
 /// Whether a king on `square` can capture, with `capturable` the enemy pieces it may jump and
 /// `occupied` everything that blocks.
 #[inline(always)]
@@ -70,23 +51,30 @@ fn king_can_capture(square: u8, capturable: Bitboard, occupied: Bitboard) -> boo
     })
 }
 
+/// The mover's men that can capture, found for all men at once: a man captures in a direction
+/// when the next square holds an enemy piece and the one after it is empty.
+#[inline(always)]
+fn men_that_capture(board: &Board, rules: &MoveRules) -> Bitboard {
+    let empty = !board.occupied();
+    let opp = board.opp();
+    // Each shift pair runs backwards from the landing square to the man.
+    let mut men = shift_down_right(shift_down_right(empty) & opp)
+        | shift_down_left(shift_down_left(empty) & opp);
+    if rules.men_capture_backward {
+        men |=
+            shift_up_left(shift_up_left(empty) & opp) | shift_up_right(shift_up_right(empty) & opp);
+    }
+    men & board.men
+}
+
 /// Whether the side to move has a capture (and so must capture).
 #[inline]
 pub fn has_capture(board: &Board, rules: &MoveRules) -> bool {
+    if men_that_capture(board, rules) != 0 {
+        return true;
+    }
     let occupied = board.occupied();
-    let empty = !occupied;
     let opp = board.opp();
-    // Forward man captures, all men at once.
-    let up_left = shift_up_left(shift_up_left(board.men) & opp) & empty;
-    let up_right = shift_up_right(shift_up_right(board.men) & opp) & empty;
-    if up_left | up_right != 0 {
-        return true;
-    }
-    if rules.men_capture_backward
-        && squares(board.men).any(|s| man_can_capture(s, opp, occupied, &Direction::ALL[2..]))
-    {
-        return true;
-    }
     squares(board.kings).any(|s| king_can_capture(s, opp, occupied))
 }
 
@@ -334,7 +322,8 @@ fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
 pub fn legal_moves(board: &Board, rules: &MoveRules, out: &mut Vec<Move>) {
     let start = out.len();
     if has_capture(board, rules) {
-        search_captures(board, rules, board.own(), out);
+        let pieces = board.kings | men_that_capture(board, rules);
+        search_captures(board, rules, pieces, out);
         select_captures(board, rules, out, start);
     } else {
         quiet_moves(board, out);
