@@ -94,7 +94,12 @@ struct PairSolver<'a> {
 impl PairSolver<'_> {
     /// The first failure to read a smaller table, if any.
     fn first_failure(&self) -> Result<(), StoreError> {
-        match self.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        match self
+            .failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
             Some(error) => Err(error),
             None => Ok(()),
         }
