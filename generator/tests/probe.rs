@@ -1,0 +1,407 @@
+//! The compressed table files and the probe: every position of every table up to 4 pieces probes
+//! to the solver's value for every rule set, damaged and foreign files give typed errors, and
+//! threads probing at once agree with one.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use dprobe::{
+    has_capture, Color, Corruption, Position, ProbeError, Signature, TableFile, Tablebase, Value,
+    Variant, Wdl,
+};
+use draughts_generator::generate::generate;
+use draughts_generator::solve::Silent;
+use draughts_generator::store::Table;
+
+/// Tables up to 4 pieces for one variant, built once per test run.
+fn built(variant: &Variant) -> &'static Path {
+    static DIRS: [OnceLock<tempfile::TempDir>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let slot = match variant.moves.id {
+        dprobe::RuleSetId::Russian => 0,
+        dprobe::RuleSetId::Brazilian => 1,
+        dprobe::RuleSetId::Iberian => 2,
+    };
+    DIRS[slot]
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            generate(dir.path(), &variant.moves, 4, &Silent).unwrap();
+            dir
+        })
+        .path()
+}
+
+fn tablebase(variant: &Variant, dir: &Path) -> Tablebase {
+    let mut tables = Tablebase::new(*variant);
+    assert!(tables.add_directory(dir).unwrap() > 0);
+    tables
+}
+
+fn signatures_up_to(pieces: u32) -> Vec<Signature> {
+    (2..=pieces).flat_map(Signature::with_pieces).collect()
+}
+
+fn every_position_probes_to_the_solvers_value(variant: Variant) {
+    let dir = built(&variant);
+    let tables = tablebase(&variant, dir);
+    let mut captures = 0u64;
+    let mut positions = 0u64;
+    for signature in signatures_up_to(4) {
+        let raw = Table::open(dir, variant.moves.id, signature, true).unwrap();
+        for index in 0..raw.index.size() {
+            let board = raw.index.board(index);
+            // Both colours to move: Black's view is the same board turned.
+            let color = if index % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let position = Position::from_board(&board, color);
+            let solved = raw.value(index).unwrap();
+            assert_eq!(
+                tables.probe_dtw(&position).unwrap(),
+                solved,
+                "{signature} #{index} {}",
+                position.to_fen(&variant)
+            );
+            assert_eq!(tables.probe_wdl(&position).unwrap(), solved.wdl());
+            captures += u64::from(has_capture(&board, &variant.moves));
+            positions += 1;
+        }
+    }
+    eprintln!(
+        "{}: {positions} positions agree ({captures} resolved through captures)",
+        variant.name
+    );
+}
+
+#[test]
+fn every_position_up_to_4_pieces_probes_to_the_solvers_value_russian() {
+    every_position_probes_to_the_solvers_value(Variant::RUSSIAN);
+}
+
+#[test]
+fn every_position_up_to_4_pieces_probes_to_the_solvers_value_brazilian() {
+    every_position_probes_to_the_solvers_value(Variant::BRAZILIAN);
+}
+
+#[test]
+fn every_position_up_to_4_pieces_probes_to_the_solvers_value_iberian() {
+    every_position_probes_to_the_solvers_value(Variant::SPANISH);
+}
+
+#[test]
+fn best_moves_and_lines_follow_the_values() {
+    let variant = Variant::RUSSIAN;
+    let tables = tablebase(&variant, built(&variant));
+    // The longest win of three kings against one (see `dtb stats`).
+    let position = Position::from_fen("W:WK21,K26,K30:BK31", &variant).unwrap();
+    assert_eq!(tables.probe_dtw(&position).unwrap(), Value::Win(25));
+    let moves = tables.probe_moves(&position).unwrap();
+    assert_eq!(moves.len(), position.legal_moves(&variant).len());
+    assert_eq!(moves[0].1, Value::Win(25));
+    assert!(moves.windows(2).all(|w| !w[1].1.is_better_than(w[0].1)));
+    assert_eq!(tables.best_move(&position).unwrap(), Some(moves[0]));
+    let line = tables.principal_variation(&position).unwrap();
+    assert_eq!(line.len(), 25);
+    let mut at = position;
+    for (ply, mv) in line.iter().enumerate() {
+        let expected = if ply % 2 == 0 {
+            Value::Win(25 - ply as u16)
+        } else {
+            Value::Loss(25 - ply as u16)
+        };
+        assert_eq!(tables.probe_dtw(&at).unwrap(), expected, "ply {ply}");
+        at = at.play(mv);
+    }
+    assert!(
+        at.legal_moves(&variant).is_empty(),
+        "the line ends the game"
+    );
+    // A draw has no line; a lost position without moves has no best move.
+    let draw = Position::from_fen("W:WK21:BK31", &variant).unwrap();
+    assert_eq!(tables.probe_dtw(&draw).unwrap(), Value::Draw);
+    assert!(tables.principal_variation(&draw).unwrap().is_empty());
+    let blocked = Position::from_fen("W:W29:BK25,K22", &variant).unwrap();
+    if blocked.legal_moves(&variant).is_empty() {
+        assert_eq!(tables.probe_dtw(&blocked).unwrap(), Value::Loss(0));
+        assert_eq!(tables.best_move(&blocked).unwrap(), None);
+    }
+}
+
+#[test]
+fn positions_the_tables_cannot_answer_are_typed_errors() {
+    let variant = Variant::RUSSIAN;
+    let dir = built(&variant);
+    let tables = tablebase(&variant, dir);
+    let five = Position::from_fen("W:WK1,K2,K3:BK31,K32", &variant).unwrap();
+    assert!(matches!(
+        tables.probe_wdl(&five),
+        Err(ProbeError::TooManyPieces { pieces: 5, max: 4 })
+    ));
+    let no_opponent = Position::from_fen("W:WK1:B", &variant);
+    if let Ok(position) = no_opponent {
+        assert!(matches!(
+            tables.probe_wdl(&position),
+            Err(ProbeError::InvalidPosition(_))
+        ));
+    }
+    let mut overlapping = Position::from_fen("W:WK1:BK32", &variant).unwrap();
+    overlapping.black_kings |= overlapping.white_kings;
+    assert!(matches!(
+        tables.probe_dtw(&overlapping),
+        Err(ProbeError::InvalidPosition(_))
+    ));
+    // A table removed: the error names it.
+    let partial = tempfile::tempdir().unwrap();
+    copy_tables(dir, partial.path(), &variant);
+    let missing = partial.path().join("russian").join("KKKvK.wdl");
+    std::fs::remove_file(&missing).unwrap();
+    let tables = tablebase(&variant, partial.path());
+    let position = Position::from_fen("W:WK21,K26,K30:BK31", &variant).unwrap();
+    match tables.probe_wdl(&position) {
+        Err(ProbeError::MissingTable {
+            signature, kind, ..
+        }) => {
+            assert_eq!(signature.to_string(), "KKKvK");
+            assert_eq!(kind, dprobe::TableKind::Wdl);
+        }
+        other => panic!("expected a missing table, got {other:?}"),
+    }
+    let message = tables.probe_wdl(&position).unwrap_err().to_string();
+    assert!(message.contains("KKKvK.wdl"), "{message}");
+}
+
+fn copy_tables(from: &Path, to: &Path, variant: &Variant) {
+    let name = variant.moves.id.name();
+    std::fs::create_dir_all(to.join(name)).unwrap();
+    for entry in std::fs::read_dir(from.join(name)).unwrap() {
+        let path = entry.unwrap().path();
+        if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("wdl" | "dtw")
+        ) {
+            std::fs::copy(&path, to.join(name).join(path.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+/// A lone king against a lone king on different diagonals: stored in KvK, no capture to follow.
+const KVK: &str = "W:WK29:BK1";
+
+/// Probes KvK from a copy of the Russian tables whose `KvK.wdl` was damaged by `damage`.
+fn probe_damaged(damage: impl FnOnce(&Path)) -> (ProbeError, PathBuf) {
+    let (error, path, _copy) = probe_damaged_keeping_copy(damage);
+    (error, path)
+}
+
+/// As [`probe_damaged`], also returning the copy (deleted when dropped).
+fn probe_damaged_keeping_copy(
+    damage: impl FnOnce(&Path),
+) -> (ProbeError, PathBuf, tempfile::TempDir) {
+    let variant = Variant::RUSSIAN;
+    let copy = tempfile::tempdir().unwrap();
+    copy_tables(built(&variant), copy.path(), &variant);
+    let target = copy.path().join("russian").join("KvK.wdl");
+    damage(&target);
+    let tables = tablebase(&variant, copy.path());
+    let position = Position::from_fen(KVK, &variant).unwrap();
+    let error = tables.probe_wdl(&position).unwrap_err();
+    // The failure is remembered, not retried into a different answer.
+    assert_eq!(
+        tables.probe_wdl(&position).unwrap_err().to_string(),
+        error.to_string()
+    );
+    (error, target, copy)
+}
+
+fn corruption(error: ProbeError, path: &Path) -> Corruption {
+    match error {
+        ProbeError::Corrupted(c) => {
+            assert_eq!(c.path, path);
+            assert!(c.to_string().contains("KvK.wdl"));
+            c.reason
+        }
+        other => panic!("expected a corrupted table, got {other:?}"),
+    }
+}
+
+fn flip_byte(path: &Path, at: impl FnOnce(usize) -> usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let i = at(bytes.len());
+    bytes[i] ^= 0x20;
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn undamaged_copy_probes() {
+    let variant = Variant::RUSSIAN;
+    let copy = tempfile::tempdir().unwrap();
+    copy_tables(built(&variant), copy.path(), &variant);
+    let tables = tablebase(&variant, copy.path());
+    let position = Position::from_fen(KVK, &variant).unwrap();
+    let board = position.board();
+    assert!(!has_capture(&board, &variant.moves));
+    let raw = Table::open(
+        built(&variant),
+        variant.moves.id,
+        Signature::of(&board),
+        true,
+    )
+    .unwrap();
+    let solved = raw.value(raw.index.index(&board)).unwrap();
+    assert_eq!(tables.probe_wdl(&position).unwrap(), solved.wdl());
+    assert_eq!(tables.probe_wdl(&position).unwrap(), Wdl::Draw);
+}
+
+#[test]
+fn a_flipped_header_byte_is_reported() {
+    for at in [0, 9, 12, 20, 30, 40, 57] {
+        let (error, path) = probe_damaged(|p| flip_byte(p, |_| at));
+        let reason = corruption(error, &path);
+        let expected = match at {
+            0 => Corruption::BadMagic,
+            9 => Corruption::UnsupportedVersion(0x2001),
+            _ => Corruption::HeaderChecksum,
+        };
+        assert_eq!(reason, expected, "byte {at}");
+    }
+}
+
+#[test]
+fn a_flipped_offset_table_byte_is_reported() {
+    let (error, path) = probe_damaged(|p| flip_byte(p, |_| 64 + 3));
+    assert_eq!(corruption(error, &path), Corruption::BlockTableChecksum);
+    let (error, path) = probe_damaged(|p| flip_byte(p, |_| 64 + 12));
+    assert_eq!(corruption(error, &path), Corruption::BlockTableChecksum);
+}
+
+#[test]
+fn a_flipped_block_byte_is_reported_when_the_block_is_read() {
+    // KvK has one block: it starts after the 64-byte header and one 16-byte entry.
+    let (error, path, _copy) = probe_damaged_keeping_copy(|p| flip_byte(p, |_| 64 + 16 + 5));
+    assert_eq!(corruption(error, &path), Corruption::BlockChecksum(0));
+    // The file checksum catches it too.
+    let file = TableFile::open(&path).unwrap();
+    assert_eq!(file.verify().unwrap_err().reason, Corruption::FileChecksum);
+}
+
+#[test]
+fn a_truncated_or_empty_file_is_reported() {
+    for keep in [1usize, 10, 63, 70, 100] {
+        let (error, path) = probe_damaged(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            std::fs::write(p, &bytes[..keep.min(bytes.len() - 1)]).unwrap();
+        });
+        let reason = corruption(error, &path);
+        assert!(
+            matches!(reason, Corruption::Truncated { .. }),
+            "{keep} bytes: {reason:?}"
+        );
+    }
+    let (error, path) = probe_damaged(|p| {
+        let bytes = std::fs::read(p).unwrap();
+        std::fs::write(p, &bytes[..bytes.len() - 1]).unwrap();
+    });
+    assert!(matches!(
+        corruption(error, &path),
+        Corruption::Truncated { .. }
+    ));
+    let (error, path) = probe_damaged(|p| std::fs::write(p, b"").unwrap());
+    assert_eq!(corruption(error, &path), Corruption::Empty);
+    let (error, path) = probe_damaged(|p| {
+        let mut bytes = std::fs::read(p).unwrap();
+        bytes.push(0);
+        std::fs::write(p, bytes).unwrap();
+    });
+    assert!(matches!(
+        corruption(error, &path),
+        Corruption::TrailingBytes { .. }
+    ));
+}
+
+#[test]
+fn a_file_of_another_table_under_the_name_is_reported() {
+    let brazilian = built(&Variant::BRAZILIAN).join("brazilian");
+    let (error, path) = probe_damaged(|p| {
+        std::fs::copy(brazilian.join("KvK.wdl"), p)
+            .map(drop)
+            .unwrap()
+    });
+    assert_eq!(
+        corruption(error, &path),
+        Corruption::ForeignRuleSet {
+            found: "brazilian",
+            expected: "russian"
+        }
+    );
+    let (error, path) = probe_damaged(|p| {
+        std::fs::copy(p.with_file_name("KvM.wdl"), p)
+            .map(drop)
+            .unwrap()
+    });
+    assert!(matches!(
+        corruption(error, &path),
+        Corruption::ForeignSignature { .. }
+    ));
+    let (error, path) = probe_damaged(|p| {
+        std::fs::copy(p.with_file_name("KvK.dtw"), p)
+            .map(drop)
+            .unwrap()
+    });
+    assert!(matches!(
+        corruption(error, &path),
+        Corruption::ForeignKind { .. }
+    ));
+}
+
+#[test]
+fn threads_probing_at_once_agree_with_one_thread() {
+    let variant = Variant::RUSSIAN;
+    let dir = built(&variant);
+    let mut tables = tablebase(&variant, dir);
+    // A cache far smaller than the tables: threads evict each other's blocks all the time.
+    tables.set_cache_size(64 << 10);
+    let positions: Vec<Position> = ["KKMvK", "KMvKM", "MMvKK", "KKvKM"]
+        .iter()
+        .flat_map(|name| {
+            let signature: Signature = name.parse().unwrap();
+            let index = dprobe::TableIndex::new(signature);
+            (0..index.size())
+                .step_by(7)
+                .map(move |i| Position::from_board(&index.board(i), Color::White))
+        })
+        .collect();
+    let alone: Vec<Value> = positions
+        .iter()
+        .map(|p| tables.probe_dtw(p).unwrap())
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (tables, positions, alone) = (&tables, &positions, &alone);
+            scope.spawn(move || {
+                // Each thread walks the positions from a different starting point.
+                let n = positions.len();
+                for k in 0..n {
+                    let i = (k * 31 + t * n / 4) % n;
+                    assert_eq!(tables.probe_dtw(&positions[i]).unwrap(), alone[i]);
+                    assert_eq!(tables.probe_wdl(&positions[i]).unwrap(), alone[i].wdl());
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn every_compressed_file_passes_its_own_verification() {
+    let variant = Variant::RUSSIAN;
+    let dir = built(&variant).join("russian");
+    for signature in signatures_up_to(4) {
+        for ext in ["wdl", "dtw"] {
+            let path = dir.join(format!("{signature}.{ext}"));
+            let file = TableFile::open(&path).unwrap();
+            file.verify().unwrap();
+            assert_eq!(file.header().signature, signature);
+        }
+    }
+}
