@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use dprobe::geometry::{king_reach, man_origins, Bitboard};
-use dprobe::{has_capture, legal_moves, Board, Move, MoveRules, Signature, TableIndex, Value};
+use dprobe::{legal_moves, Board, Move, MoveRules, Signature, TableIndex, Value};
 use rayon::prelude::*;
 
 use crate::store::{StoreError, TableStats};
@@ -201,20 +201,26 @@ impl PairSolver<'_> {
         // The position seen by the side that has just moved.
         let mover_view = self.sides[side].index.board(index).flipped();
         for_each_unmove(&mover_view, |pred| {
-            if has_capture(&pred, self.rules) {
-                return;
-            }
+            // A predecessor that had a capture never played this quiet move. Such positions
+            // were decided at initialisation, with no moves left to count (counter 0), which
+            // tells them apart without generating their captures again.
             let pred_index = pred_side.index.index(&pred) as usize;
             let slot = &pred_side.values[pred_index];
+            let counter = &pred_side.counters[pred_index];
             match value {
                 Value::Loss(n) => {
                     let win = Value::Win(n + 1);
+                    let improves = |now: u16| match Value::unpack(now) {
+                        None => true,
+                        // Only a provisional win (counter still running) can be improved.
+                        Some(Value::Win(d)) => d > n + 1 && counter.load(Ordering::Relaxed) > 0,
+                        _ => false,
+                    };
+                    if !improves(slot.load(Ordering::Relaxed)) {
+                        return;
+                    }
                     let updated = slot.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
-                        match Value::unpack(now) {
-                            None => Some(win.pack()),
-                            Some(Value::Win(d)) if d > n + 1 => Some(win.pack()),
-                            _ => None,
-                        }
+                        improves(now).then_some(win.pack())
                     });
                     if updated.is_ok() {
                         decided.push(Decided {
@@ -226,7 +232,7 @@ impl PairSolver<'_> {
                 }
                 Value::Win(_) => {
                     if slot.load(Ordering::Relaxed) == 0
-                        && pred_side.counters[pred_index].fetch_sub(1, Ordering::Relaxed) == 1
+                        && counter.fetch_sub(1, Ordering::Relaxed) == 1
                     {
                         self.resolve(before, pred_index, &pred, moves, decided);
                     }
