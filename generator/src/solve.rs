@@ -152,9 +152,9 @@ impl PairSolver<'_> {
         Some(value.one_ply_earlier())
     }
 
-    /// Sets up one position; returns whether it has a capture and, if it is decided (or has a
-    /// provisional win), at which distance.
-    fn init(&self, side: usize, index: u64, moves: &mut Vec<Move>) -> (bool, Option<u16>) {
+    /// Sets up one position (its value if decided or provisionally won, else its counter);
+    /// returns whether it has a capture.
+    fn init(&self, side: usize, index: u64, moves: &mut Vec<Move>) -> bool {
         let this = &self.sides[side];
         let board = this.index.board(index);
         moves.clear();
@@ -180,11 +180,10 @@ impl PairSolver<'_> {
             // Provisional: a quiet move inside the pair may still win faster.
             best_outside.filter(|v| v.wdl() == dprobe::Wdl::Win)
         };
-        let Some(value) = value else {
-            return (capture, None);
-        };
-        this.values[index as usize].store(value.pack(), Ordering::Relaxed);
-        (capture, value.distance())
+        if let Some(value) = value {
+            this.values[index as usize].store(value.pack(), Ordering::Relaxed);
+        }
+        capture
     }
 
     /// Passes the value of a position decided at distance `n` on to its predecessors.
@@ -282,13 +281,17 @@ struct Buckets {
 }
 
 impl Buckets {
+    fn push(&mut self, side: usize, distance: u16, index: u32) {
+        let d = distance as usize;
+        if self.by_distance.len() <= d {
+            self.by_distance.resize_with(d + 1, Default::default);
+        }
+        self.by_distance[d][side].push(index);
+    }
+
     fn add(&mut self, decided: &[Decided]) {
         for entry in decided {
-            let d = entry.distance as usize;
-            if self.by_distance.len() <= d {
-                self.by_distance.resize_with(d + 1, Default::default);
-            }
-            self.by_distance[d][entry.side as usize].push(entry.index);
+            self.push(entry.side as usize, entry.distance, entry.index);
         }
     }
 
@@ -391,32 +394,28 @@ pub fn solve_pair(
     let mut captures = Vec::new();
     for side in 0..solver.sides.len() {
         let size = solver.sides[side].index.size();
-        let per_chunk: Vec<(u64, Vec<Decided>)> = chunks(size)
+        let count: u64 = chunks(size)
             .map_init(
                 || Vec::with_capacity(64),
                 |moves, range| {
                     let len = range.end - range.start;
-                    let mut capture_count = 0;
-                    let mut decided = Vec::new();
-                    for index in range {
-                        let (capture, distance) = solver.init(side, index, moves);
-                        capture_count += u64::from(capture);
-                        if let Some(distance) = distance {
-                            decided.push(Decided {
-                                side: side as u8,
-                                distance,
-                                index: index as u32,
-                            });
-                        }
-                    }
+                    let count = range
+                        .filter(|&index| solver.init(side, index, moves))
+                        .count();
                     progress.advance(len);
-                    (capture_count, decided)
+                    count as u64
                 },
             )
-            .collect();
-        captures.push(per_chunk.iter().map(|(c, _)| c).sum::<u64>());
-        for (_, decided) in per_chunk {
-            buckets.add(&decided);
+            .sum();
+        captures.push(count);
+        // Queue what initialisation decided, in index order (which keeps the first passes'
+        // memory accesses close together).
+        for (index, value) in solver.sides[side].values.iter().enumerate() {
+            if let Some(distance) =
+                Value::unpack(value.load(Ordering::Relaxed)).and_then(Value::distance)
+            {
+                buckets.push(side, distance, index as u32);
+            }
         }
     }
     solver.first_failure()?;
