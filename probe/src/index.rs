@@ -351,6 +351,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Random indices of every signature with 4 to 8 pieces (and some larger ones) map to
+        /// valid boards of that signature and back.
+        #[test]
+        fn round_trip_on_large_signatures(pick in 0usize..100_000, fraction in 0.0f64..1.0) {
+            let all: Vec<Signature> = (4..=8)
+                .flat_map(Signature::with_pieces)
+                .chain(["KKKKKKvKKKKKK", "MMMMMMMMMMMMvMMMMMMMMMMMM", "KKMMMMvKMMMMM"]
+                    .iter()
+                    .map(|n| sig(n)))
+                .collect();
+            let signature = all[pick % all.len()];
+            let table = TableIndex::new(signature);
+            let i = ((table.size() - 1) as f64 * fraction) as u64;
+            let board = table.board(i);
+            proptest::prop_assert!(board.is_valid());
+            proptest::prop_assert_eq!(Signature::of(&board), signature);
+            proptest::prop_assert_eq!(table.index(&board), i);
+        }
+    }
+
     #[test]
     fn closed_form_matches_sum_over_signatures() {
         for pieces in 2..=8 {
