@@ -1,5 +1,8 @@
 //! Progress bars for `dtb generate`: one for the whole build, one for the table being solved.
 
+use std::sync::Mutex;
+use std::time::Instant;
+
 use dprobe::Signature;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -11,6 +14,8 @@ use crate::store::TableStats;
 pub struct Bars {
     overall: ProgressBar,
     table: ProgressBar,
+    /// When the pair being solved started.
+    started: Mutex<Instant>,
 }
 
 impl Bars {
@@ -29,7 +34,11 @@ impl Bars {
             ProgressStyle::with_template("{prefix:>10} {msg:<14} {bar:30} {per_sec}, {eta} left")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        Bars { overall, table }
+        Bars {
+            overall,
+            table,
+            started: Mutex::new(Instant::now()),
+        }
     }
 
     /// Clears the bars.
@@ -54,14 +63,21 @@ impl Progress for Bars {
 impl BuildObserver for Bars {
     fn pair_started(&self, planned: &Planned) {
         self.table.set_prefix(pair_name(planned.signature));
+        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         self.table.reset_eta();
     }
 
     fn pair_finished(&self, planned: &Planned, stats: &[(Signature, TableStats)]) {
         self.overall.inc(planned.positions);
+        let seconds = self
+            .started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .elapsed()
+            .as_secs_f64();
         for (signature, s) in stats {
             let line = format!(
-                "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies",
+                "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies ({seconds:.1} s for the pair)",
                 s.positions, s.wins, s.draws, s.losses, s.max_dtw
             );
             // Without a terminal (a log file, a cluster job) the bars are hidden: print plainly.
