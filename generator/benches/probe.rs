@@ -1,0 +1,135 @@
+//! Probe speed: warm (block cached) and cold (file just opened) latency, and probes per second
+//! with 1 and 2 threads, over positions drawn evenly from the largest tables present.
+//!
+//! By default it builds the Russian tables up to 4 pieces in a temporary folder; set
+//! `DTB_BENCH_DIR` to a folder built by `dtb generate` (for instance up to 5 pieces) to measure
+//! on bigger tables.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use dprobe::{has_capture, Color, Position, Signature, TableIndex, Tablebase, Variant};
+use draughts_generator::generate::generate;
+use draughts_generator::solve::Silent;
+
+const VARIANT: Variant = Variant::RUSSIAN;
+
+fn tables_dir() -> (PathBuf, Option<tempfile::TempDir>) {
+    if let Some(dir) = std::env::var_os("DTB_BENCH_DIR") {
+        return (PathBuf::from(dir), None);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), &VARIANT.moves, 4, &Silent).unwrap();
+    (dir.path().to_path_buf(), Some(dir))
+}
+
+fn tablebase(dir: &PathBuf) -> Tablebase {
+    let mut tables = Tablebase::new(VARIANT);
+    tables.add_directory(dir).unwrap();
+    tables
+}
+
+/// `count` positions spread over the tables with the most pieces, with or without a capture.
+fn positions(pieces: u32, count: usize, captures: bool) -> Vec<Position> {
+    let signatures = Signature::with_pieces(pieces);
+    let mut found = Vec::new();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    while found.len() < count {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let signature = signatures[(state >> 33) as usize % signatures.len()];
+        let index = TableIndex::new(signature);
+        let board = index.board((state >> 7) % index.size());
+        if has_capture(&board, &VARIANT.moves) == captures {
+            found.push(Position::from_board(&board, Color::White));
+        }
+    }
+    found
+}
+
+fn probe(c: &mut Criterion) {
+    let (dir, _keep) = tables_dir();
+    let tables = tablebase(&dir);
+    let pieces = tables.max_pieces();
+    let quiet = positions(pieces, 4096, false);
+    let capturing = positions(pieces, 1024, true);
+    let mut group = c.benchmark_group(format!("probe/{pieces}pieces"));
+
+    // Warm: the same few positions, their blocks cached.
+    let few = &quiet[..16];
+    for p in few {
+        tables.probe_wdl(p).unwrap();
+        tables.probe_dtw(p).unwrap();
+    }
+    group.throughput(Throughput::Elements(few.len() as u64));
+    group.bench_function("wdl_warm", |b| {
+        b.iter(|| {
+            few.iter()
+                .map(|p| tables.probe_wdl(p).unwrap() as u32)
+                .sum::<u32>()
+        })
+    });
+    group.bench_function("dtw_warm", |b| {
+        b.iter(|| {
+            few.iter()
+                .map(|p| tables.probe_dtw(p).unwrap().distance())
+                .count()
+        })
+    });
+    let few_capturing = &capturing[..16];
+    for p in few_capturing {
+        tables.probe_wdl(p).unwrap();
+    }
+    group.bench_function("wdl_warm_with_capture", |b| {
+        b.iter(|| {
+            few_capturing
+                .iter()
+                .map(|p| tables.probe_wdl(p).unwrap() as u32)
+                .sum::<u32>()
+        })
+    });
+
+    // Cold: a tablebase just created, its file opened by this probe, its block not cached.
+    group.throughput(Throughput::Elements(1));
+    let mut next = 0;
+    group.bench_function("wdl_cold_file_just_opened", |b| {
+        b.iter_batched(
+            || {
+                next = (next + 1) % quiet.len();
+                (tablebase(&dir), quiet[next])
+            },
+            |(tables, p)| tables.probe_wdl(&p).unwrap(),
+            BatchSize::PerIteration,
+        )
+    });
+
+    // Probes per second over many positions, shared cache, 1 and 2 threads.
+    let mixed: Vec<Position> = quiet.iter().chain(&capturing).copied().collect();
+    for threads in [1usize, 2] {
+        group.throughput(Throughput::Elements(mixed.len() as u64));
+        group.bench_function(format!("wdl_many_{threads}_threads"), |b| {
+            b.iter_custom(|iterations| {
+                let started = Instant::now();
+                std::thread::scope(|scope| {
+                    for t in 0..threads {
+                        let (tables, mixed) = (&tables, &mixed);
+                        scope.spawn(move || {
+                            for _ in 0..iterations {
+                                for p in mixed.iter().skip(t).step_by(threads) {
+                                    tables.probe_wdl(p).unwrap();
+                                }
+                            }
+                        });
+                    }
+                });
+                started.elapsed()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, probe);
+criterion_main!(benches);
