@@ -24,11 +24,17 @@ use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use dprobe::geometry::{king_reach, man_origins, Bitboard};
-use dprobe::{legal_moves, Board, Move, MoveRules, Signature, TableIndex, Value};
+use dprobe::{
+    count_quiet_moves, has_capture, legal_moves, Board, Move, MoveRules, Signature, TableIndex,
+    Value,
+};
 use rayon::prelude::*;
 
 use crate::store::{StoreError, TableStats};
 use crate::tableset::TableSet;
+
+/// The row from which a man's step crowns it (rank 7 for the side moving up).
+const CROWNING_STEP_ROW: Bitboard = 0x0F00_0000;
 
 /// Positions handled per parallel task.
 const CHUNK: usize = 1 << 12;
@@ -157,6 +163,14 @@ impl PairSolver<'_> {
     fn init(&self, side: usize, index: u64, moves: &mut Vec<Move>) -> bool {
         let this = &self.sides[side];
         let board = this.index.board(index);
+        if board.men & CROWNING_STEP_ROW == 0 && !has_capture(&board, self.rules) {
+            // Every move is a quiet move into the pair: count them without listing them.
+            match count_quiet_moves(&board) {
+                0 => this.values[index as usize].store(Value::Loss(0).pack(), Ordering::Relaxed),
+                n => this.counters[index as usize].store(n as u8, Ordering::Relaxed),
+            }
+            return false;
+        }
         moves.clear();
         legal_moves(&board, self.rules, moves);
         let capture = moves.first().is_some_and(Move::is_capture);

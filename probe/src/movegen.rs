@@ -339,14 +339,20 @@ pub fn count_legal_moves(board: &Board, rules: &MoveRules, scratch: &mut Vec<Mov
         legal_moves(board, rules, scratch);
         return scratch.len() as u64;
     }
-    let empty = !board.occupied();
+    u64::from(count_quiet_moves(board))
+}
+
+/// The number of quiet moves, without listing them (the legal moves when there is no capture).
+#[inline]
+pub fn count_quiet_moves(board: &Board) -> u32 {
+    let occupied = board.occupied();
+    let empty = !occupied;
     let men = (shift_up_left(board.men) & empty).count_ones()
         + (shift_up_right(board.men) & empty).count_ones();
-    let occupied = board.occupied();
     let kings: u32 = squares(board.kings)
         .map(|k| king_reach(k, occupied).count_ones())
         .sum();
-    u64::from(men + kings)
+    men + kings
 }
 
 impl Position {
