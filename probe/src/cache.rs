@@ -13,6 +13,11 @@ const SHARDS: usize = 128;
 /// Key of an empty slot (no table has that many files).
 const EMPTY: u64 = u64::MAX;
 
+/// A shard on its own cache lines, so that threads locking neighbouring shards do not slow each
+/// other down by sharing a line.
+#[repr(align(128))]
+struct Padded(Mutex<Shard>);
+
 struct Shard {
     keys: Vec<u64>,
     blocks: Vec<Vec<u8>>,
@@ -47,7 +52,7 @@ thread_local! {
 
 /// Decompressed blocks keyed by (file, block).
 pub(crate) struct BlockCache {
-    shards: Box<[Mutex<Shard>]>,
+    shards: Box<[Padded]>,
 }
 
 impl BlockCache {
@@ -57,12 +62,12 @@ impl BlockCache {
         let ways = (bytes / block_bytes.max(1) / SHARDS).max(1);
         let shards = (0..SHARDS)
             .map(|_| {
-                Mutex::new(Shard {
+                Padded(Mutex::new(Shard {
                     keys: vec![EMPTY; ways],
                     blocks: vec![Vec::new(); ways],
                     referenced: vec![false; ways],
                     hand: 0,
-                })
+                }))
             })
             .collect();
         BlockCache { shards }
@@ -78,7 +83,7 @@ impl BlockCache {
     fn shard(&self, key: u64) -> &Mutex<Shard> {
         // Fibonacci hashing spreads consecutive blocks over shards.
         let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-        &self.shards[hash as usize % self.shards.len()]
+        &self.shards[hash as usize % self.shards.len()].0
     }
 
     /// Reads from the block `key` with `read`, loading it with `load` first if it is not cached.
