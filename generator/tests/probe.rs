@@ -486,3 +486,19 @@ fn mutated_files_never_panic_the_reader() {
     eprintln!("{rejected} damaged files rejected, {accepted} accepted");
     assert!(rejected > accepted);
 }
+
+#[test]
+fn a_rerun_writes_missing_or_damaged_compressed_files_again() {
+    let variant = Variant::RUSSIAN;
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), &variant.moves, 3, &Silent).unwrap();
+    let tables = dir.path().join("russian");
+    let wdl = tables.join("KKvK.wdl");
+    let dtw = tables.join("KvKM.dtw");
+    let original = (std::fs::read(&wdl).unwrap(), std::fs::read(&dtw).unwrap());
+    std::fs::remove_file(&wdl).unwrap();
+    flip_byte(&dtw, |_| 20);
+    generate(dir.path(), &variant.moves, 3, &Silent).unwrap();
+    assert_eq!(std::fs::read(&wdl).unwrap(), original.0);
+    assert_eq!(std::fs::read(&dtw).unwrap(), original.1);
+}
