@@ -56,6 +56,15 @@ struct Decided {
     index: u32,
 }
 
+/// Working space of one thread, reused from position to position.
+#[derive(Default)]
+struct Scratch {
+    moves: Vec<Move>,
+    preds: Vec<(usize, Board)>,
+    seen: Vec<u16>,
+    decided: Vec<Decided>,
+}
+
 /// One side of the pair being solved.
 struct Side {
     index: TableIndex,
@@ -201,23 +210,42 @@ impl PairSolver<'_> {
     }
 
     /// Passes the value of a position decided at distance `n` on to its predecessors.
-    fn propagate(
-        &self,
-        side: usize,
-        index: u64,
-        value: Value,
-        moves: &mut Vec<Move>,
-        decided: &mut Vec<Decided>,
-    ) {
+    fn propagate(&self, side: usize, index: u64, value: Value, scratch: &mut Scratch) {
         let before = self.partner(side);
         let pred_side = &self.sides[before];
+        let Scratch {
+            moves,
+            preds,
+            seen,
+            decided,
+        } = scratch;
         // The position seen by the side that has just moved.
         let mover_view = self.sides[side].index.board(index).flipped();
-        for_each_unmove(&mover_view, |pred| {
+        preds.clear();
+        // King un-moves keep the men where they are: their share of the index is computed once.
+        let men = pred_side.index.men_rank(&mover_view);
+        for_each_unmove(&mover_view, |pred, king_moved| {
+            let pred_index = if king_moved {
+                pred_side
+                    .index
+                    .index_with_men(&men, pred.kings, pred.opp_kings)
+            } else {
+                pred_side.index.index(&pred)
+            };
+            preds.push((pred_index as usize, pred));
+        });
+        // Read every predecessor's value before acting on any: the loads are independent, so
+        // the processor overlaps their cache misses instead of waiting for each in turn.
+        seen.clear();
+        seen.extend(
+            preds
+                .iter()
+                .map(|&(i, _)| pred_side.values[i].load(Ordering::Relaxed)),
+        );
+        for (&(pred_index, pred), &first_seen) in preds.iter().zip(seen.iter()) {
             // A predecessor that had a capture never played this quiet move. Such positions
             // were decided at initialisation, with no moves left to count (counter 0), which
             // tells them apart without generating their captures again.
-            let pred_index = pred_side.index.index(&pred) as usize;
             let slot = &pred_side.values[pred_index];
             let counter = &pred_side.counters[pred_index];
             match value {
@@ -229,8 +257,8 @@ impl PairSolver<'_> {
                         Some(Value::Win(d)) => d > n + 1 && counter.load(Ordering::Relaxed) > 0,
                         _ => false,
                     };
-                    if !improves(slot.load(Ordering::Relaxed)) {
-                        return;
+                    if !improves(first_seen) {
+                        continue;
                     }
                     let updated = slot.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
                         improves(now).then_some(win.pack())
@@ -244,7 +272,8 @@ impl PairSolver<'_> {
                     }
                 }
                 Value::Win(_) => {
-                    if slot.load(Ordering::Relaxed) == 0
+                    if first_seen == 0
+                        && slot.load(Ordering::Relaxed) == 0
                         && counter.fetch_sub(1, Ordering::Relaxed) == 1
                     {
                         self.resolve(before, pred_index, &pred, moves, decided);
@@ -252,7 +281,7 @@ impl PairSolver<'_> {
                 }
                 Value::Draw => {}
             }
-        });
+        }
     }
 
     /// Every quiet move inside the pair of this position leads to a win for the opponent: its
@@ -329,9 +358,10 @@ impl Buckets {
 }
 
 /// Calls `f` with every position from which the side to move in `view` (which has just moved,
-/// and moves up) reached `view` by a quiet move that did not crown a man.
+/// and moves up) reached `view` by a quiet move that did not crown a man, and whether that move
+/// was a king's.
 #[inline]
-fn for_each_unmove(view: &Board, mut f: impl FnMut(Board)) {
+fn for_each_unmove(view: &Board, mut f: impl FnMut(Board, bool)) {
     let occupied = view.occupied();
     let mut kings = view.kings;
     while kings != 0 {
@@ -343,7 +373,7 @@ fn for_each_unmove(view: &Board, mut f: impl FnMut(Board)) {
             origins &= origins - 1;
             let mut pred = *view;
             pred.kings = (pred.kings & !(1 << to)) | (1 << from);
-            f(pred);
+            f(pred, true);
         }
     }
     let mut men = view.men;
@@ -357,7 +387,7 @@ fn for_each_unmove(view: &Board, mut f: impl FnMut(Board)) {
             {
                 let mut pred = *view;
                 pred.men = (pred.men & !(1 << to)) | (1 << from);
-                f(pred);
+                f(pred, false);
             }
         }
     }
@@ -443,26 +473,23 @@ pub fn solve_pair(
             .par_iter()
             .enumerate()
             .flat_map(|(side, indices)| indices.par_chunks(CHUNK).map(move |chunk| (side, chunk)))
-            .map_init(
-                || Vec::with_capacity(64),
-                |moves, (side, chunk)| {
-                    let this = &solver.sides[side];
-                    let mut decided = Vec::new();
-                    for &index in chunk {
-                        let packed = this.values[index as usize].load(Ordering::Relaxed);
-                        // A provisional win improved since it was queued is passed on in the
-                        // pass of its new distance.
-                        match Value::unpack(packed) {
-                            Some(value) if value.distance() == Some(distance) => {
-                                solver.propagate(side, u64::from(index), value, moves, &mut decided)
-                            }
-                            _ => {}
+            .map_init(Scratch::default, |scratch, (side, chunk)| {
+                let this = &solver.sides[side];
+                scratch.decided.clear();
+                for &index in chunk {
+                    let packed = this.values[index as usize].load(Ordering::Relaxed);
+                    // A provisional win improved since it was queued is passed on in the pass
+                    // of its new distance.
+                    match Value::unpack(packed) {
+                        Some(value) if value.distance() == Some(distance) => {
+                            solver.propagate(side, u64::from(index), value, scratch)
                         }
+                        _ => {}
                     }
-                    progress.advance(chunk.len() as u64);
-                    decided
-                },
-            )
+                }
+                progress.advance(chunk.len() as u64);
+                scratch.decided.clone()
+            })
             .collect();
         for decided in found {
             buckets.add(&decided);

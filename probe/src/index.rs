@@ -127,6 +127,14 @@ impl Block {
     }
 }
 
+/// The men's share of an index (see [`TableIndex::men_rank`]).
+#[derive(Clone, Copy, Debug)]
+pub struct MenRank {
+    base: u64,
+    opp_kings_count: u64,
+    free_for_kings: Bitboard,
+}
+
 /// The index of one signature.
 #[derive(Clone, Debug)]
 pub struct TableIndex {
@@ -183,17 +191,34 @@ impl TableIndex {
     #[inline]
     pub fn index(&self, board: &Board) -> u64 {
         debug_assert_eq!(Signature::of(board), self.signature);
+        self.index_with_men(&self.men_rank(board), board.kings, board.opp_kings)
+    }
+
+    /// The part of the index that the men decide. Positions that differ only in where the kings
+    /// stand share it, so a caller indexing many such positions (the un-moves of kings) computes
+    /// it once.
+    #[inline]
+    pub fn men_rank(&self, board: &Board) -> MenRank {
         let far = board.opp_men & OPP_FAR_ROW;
         let middle = board.opp_men & MIDDLE_ROWS;
         let block = &self.blocks[far.count_ones() as usize];
-        let free_for_kings = !(board.men | board.opp_men);
-        let mut index = rank_within(far, OPP_FAR_ROW);
-        index = index * block.middle + rank_within(middle, MIDDLE_ROWS);
-        index = index * block.mover_men + rank_within(board.men, MOVER_MEN_SQUARES & !middle);
-        index = index * block.mover_kings + rank_within(board.kings, free_for_kings);
-        index =
-            index * block.opp_kings + rank_within(board.opp_kings, free_for_kings & !board.kings);
-        block.offset + index
+        let mut men = rank_within(far, OPP_FAR_ROW);
+        men = men * block.middle + rank_within(middle, MIDDLE_ROWS);
+        men = men * block.mover_men + rank_within(board.men, MOVER_MEN_SQUARES & !middle);
+        MenRank {
+            base: block.offset + men * block.mover_kings * block.opp_kings,
+            opp_kings_count: block.opp_kings,
+            free_for_kings: !(board.men | board.opp_men),
+        }
+    }
+
+    /// The index of the position with the men of `men` and these kings.
+    #[inline]
+    pub fn index_with_men(&self, men: &MenRank, kings: Bitboard, opp_kings: Bitboard) -> u64 {
+        let free = men.free_for_kings;
+        men.base
+            + rank_within(kings, free) * men.opp_kings_count
+            + rank_within(opp_kings, free & !kings)
     }
 
     /// The board at `index` (which must be below [`TableIndex::size`]).
