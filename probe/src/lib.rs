@@ -18,6 +18,7 @@
 
 mod board;
 mod cache;
+mod draw_rules;
 mod error;
 mod format;
 pub mod geometry;
@@ -31,6 +32,10 @@ mod value;
 mod variant;
 
 pub use board::{Board, Color, Move, Position};
+pub use draw_rules::{
+    DrawCounter, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome, MaterialCond,
+    PositionCond, Strong,
+};
 pub use error::{CorruptedTable, Corruption, ProbeError, TableKind};
 pub use format::{TableFile, TableHeader};
 pub use index::{binomial, positions_with_pieces, MenRank, TableIndex};
@@ -41,6 +46,6 @@ pub use signature::{BadSignature, Signature};
 pub use tablebase::Tablebase;
 pub use value::{Value, Wdl};
 pub use variant::{
-    CapturePrecedence, DrawCounter, DrawRules, MoveRules, Notation, Numbering, PromotionInCapture,
-    RuleSetId, UnknownVariant, Variant,
+    CapturePrecedence, MoveRules, Notation, Numbering, PromotionInCapture, RuleSetId,
+    UnknownVariant, Variant,
 };

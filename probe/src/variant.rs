@@ -1,10 +1,12 @@
-//! Variants as data: move rules, notation and (later) draw rules, one value per variant.
+//! Variants as data: move rules, notation and draw rules, one value per variant.
 //!
 //! Move generation reads [`MoveRules`] and nothing else about a variant; notation reads
 //! [`Notation`]. Adding a variant means adding a value here, not a branch elsewhere.
 
 use std::fmt;
 use std::str::FromStr;
+
+use crate::draw_rules::{DrawPreset, DrawRules, Interpretation};
 
 /// Which captures a player may choose among (RULES.md §2, "choice between captures").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,21 +92,6 @@ pub struct Notation {
     pub pdn_game_type: u8,
 }
 
-/// The draw rules with move counts of RULES.md §5. Filled in by the draw-rules work; for now a
-/// variant carries an empty set and every value is the pure game value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct DrawRules {
-    /// The counted rules in force, in the order the rules list them.
-    pub counters: &'static [DrawCounter],
-}
-
-/// One counted draw rule (start, reset and limit). Placeholder for the draw-rules work.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct DrawCounter {
-    /// The rule's name, as reports print it.
-    pub name: &'static str,
-}
-
 /// One of the four variants: a value holding its rules and notation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Variant {
@@ -114,8 +101,8 @@ pub struct Variant {
     pub moves: MoveRules,
     /// How squares, moves and positions are written.
     pub notation: Notation,
-    /// Counted draw rules.
-    pub draw_rules: DrawRules,
+    /// The federation's counted draw rules (RULES.md §5).
+    pub draw_preset: DrawPreset,
 }
 
 const IBERIAN_MOVES: MoveRules = MoveRules {
@@ -142,7 +129,7 @@ impl Variant {
             capture_separator: ':',
             pdn_game_type: 25,
         },
-        draw_rules: DrawRules { counters: &[] },
+        draw_preset: DrawPreset::Fmjd64,
     };
 
     /// Brazilian draughts (CBD rules).
@@ -161,7 +148,7 @@ impl Variant {
             capture_separator: ':',
             pdn_game_type: 26,
         },
-        draw_rules: DrawRules { counters: &[] },
+        draw_preset: DrawPreset::Cbd,
     };
 
     /// Portuguese draughts (FPD rules).
@@ -175,7 +162,7 @@ impl Variant {
             capture_separator: 'x',
             pdn_game_type: 28,
         },
-        draw_rules: DrawRules { counters: &[] },
+        draw_preset: DrawPreset::Fpd,
     };
 
     /// Spanish draughts.
@@ -189,7 +176,7 @@ impl Variant {
             capture_separator: 'x',
             pdn_game_type: 24,
         },
-        draw_rules: DrawRules { counters: &[] },
+        draw_preset: DrawPreset::Spanish,
     };
 
     /// Every variant, in a fixed order.
@@ -199,6 +186,13 @@ impl Variant {
         Variant::PORTUGUESE,
         Variant::SPANISH,
     ];
+}
+
+impl Variant {
+    /// The variant's counted draw rules, read as RULES.md reads them.
+    pub fn draw_rules(&self) -> DrawRules {
+        DrawRules::new(self.draw_preset, Interpretation::default())
+    }
 }
 
 impl fmt::Display for Variant {
