@@ -303,11 +303,16 @@ pub fn write_compressed(
     rules: &MoveRules,
     signature: Signature,
     values: &[u16],
+    zstd_level: i32,
 ) -> Result<[PathBuf; 2], StoreError> {
     let index = TableIndex::new(signature);
     let captures = capture_flags(rules, &index);
     let mut paths = Vec::with_capacity(2);
     for (kind, layout) in [(Kind::Wdl, Layout::WDL), (Kind::Dtw, Layout::DTW)] {
+        let layout = Layout {
+            level: zstd_level,
+            ..layout
+        };
         let path = compressed_path(dir, rules.id, signature, kind);
         let symbols = symbols(values, kind).ok_or_else(|| StoreError::Corrupt {
             path: crate::store::table_path(dir, rules.id, signature),

@@ -251,3 +251,49 @@ fn generate_rejects_impossible_requests() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("dtb generate"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_faster_compression_level_gives_files_that_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = dtb(&[
+        "generate",
+        "--variant",
+        "russian",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+        "--zstd-level",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = dtb(&["verify", "--variant", "russian", "--dir", d]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        "russian",
+        "--dir",
+        d,
+        "--json",
+        "W:WK21,K26:BK31",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(["win", "draw", "loss"].contains(&json["wdl"].as_str().unwrap()));
+    for level in ["0", "23"] {
+        let out = dtb(&[
+            "generate",
+            "--variant",
+            "russian",
+            "--pieces",
+            "3",
+            "--dir",
+            d,
+            "--zstd-level",
+            level,
+        ]);
+        assert!(!out.status.success(), "level {level} accepted");
+    }
+}
