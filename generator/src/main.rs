@@ -407,14 +407,15 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
             let board = table.index.board(table.stats.max_dtw_index);
             Position::from_board(&board, Color::White).to_fen(variant)
         });
-        rows.push((signature, table.stats, fen));
+        rows.push((signature, table.stats, fen, table.checksum()));
     }
     let mut out = String::new();
     if json {
         let array: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(signature, s, fen)| {
+            .map(|(signature, s, fen, checksum)| {
                 serde_json::json!({
+                    "rule_set": variant.moves.id.name(),
                     "table": signature.to_string(),
                     "pieces": signature.pieces(),
                     "positions": s.positions,
@@ -424,6 +425,7 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
                     "captures": s.captures,
                     "max_dtw": s.max_dtw,
                     "max_dtw_fen": fen,
+                    "checksum": format!("{checksum:016x}"),
                 })
             })
             .collect();
@@ -433,7 +435,7 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
             "{:<10} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  longest win (White to move)\n",
             "table", "pieces", "positions", "wins", "draws", "losses", "captures", "max_dtw"
         ));
-        for (signature, s, fen) in &rows {
+        for (signature, s, fen, _) in &rows {
             out.push_str(&format!(
                 "{:<10} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  {}\n",
                 signature.to_string(),

@@ -287,6 +287,15 @@ impl Table {
         u16::from_le_bytes([self.map[at], self.map[at + 1]])
     }
 
+    /// The file's stored checksum (xxh3-64 of its header and values): two builds of a table
+    /// agree exactly when their checksums do, which is what `tables/manifest.json` records.
+    pub fn checksum(&self) -> u64 {
+        let end = self.map.len();
+        let mut trailer = [0u8; CHECKSUM_LEN];
+        trailer.copy_from_slice(&self.map[end - CHECKSUM_LEN..]);
+        u64::from_le_bytes(trailer)
+    }
+
     /// The value at `index`, `None` if the stored value is not a valid one.
     #[inline]
     pub fn value(&self, index: u64) -> Option<Value> {
