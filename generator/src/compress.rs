@@ -78,14 +78,6 @@ pub fn compressed_path(dir: &Path, rules: RuleSetId, signature: Signature, kind:
         .join(format!("{signature}.{}", kind.extension()))
 }
 
-const fn rule_set_code(rules: RuleSetId) -> u8 {
-    match rules {
-        RuleSetId::Russian => 1,
-        RuleSetId::Brazilian => 2,
-        RuleSetId::Iberian => 3,
-    }
-}
-
 /// For each position of a table, whether the mover has a capture (those entries are don't-care).
 pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> Vec<bool> {
     (0..index.size())
@@ -236,13 +228,8 @@ pub fn encode(
     header[0..8].copy_from_slice(MAGIC);
     header[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
     header[10] = kind.code();
-    header[11] = rule_set_code(rules);
-    header[12..16].copy_from_slice(&[
-        signature.mover_men,
-        signature.mover_kings,
-        signature.opp_men,
-        signature.opp_kings,
-    ]);
+    header[11] = rules.code();
+    header[12..16].copy_from_slice(&signature.counts());
     header[16..24].copy_from_slice(&(symbols.len() as u64).to_le_bytes());
     header[24..28].copy_from_slice(&layout.positions_per_block.to_le_bytes());
     header[28..32].copy_from_slice(&block_count.to_le_bytes());

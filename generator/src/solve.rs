@@ -384,11 +384,9 @@ fn for_each_unmove(view: &Board, mut f: impl FnMut(Board, bool)) {
         while origins != 0 {
             let from = origins.trailing_zeros();
             origins &= origins - 1;
-            {
-                let mut pred = *view;
-                pred.men = (pred.men & !(1 << to)) | (1 << from);
-                f(pred, false);
-            }
+            let mut pred = *view;
+            pred.men = (pred.men & !(1 << to)) | (1 << from);
+            f(pred, false);
         }
     }
 }

@@ -107,25 +107,12 @@ pub fn table_path(dir: &Path, rules: RuleSetId, signature: Signature) -> PathBuf
     dir.join(rules.name()).join(format!("{signature}.dtr"))
 }
 
-const fn rule_set_code(rules: RuleSetId) -> u8 {
-    match rules {
-        RuleSetId::Russian => 1,
-        RuleSetId::Brazilian => 2,
-        RuleSetId::Iberian => 3,
-    }
-}
-
 fn header(rules: RuleSetId, signature: Signature, stats: &TableStats) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[0..8].copy_from_slice(MAGIC);
     h[8] = FORMAT_VERSION;
-    h[9] = rule_set_code(rules);
-    h[10..14].copy_from_slice(&[
-        signature.mover_men,
-        signature.mover_kings,
-        signature.opp_men,
-        signature.opp_kings,
-    ]);
+    h[9] = rules.code();
+    h[10..14].copy_from_slice(&signature.counts());
     let fields = [
         stats.positions,
         stats.wins,
@@ -240,19 +227,14 @@ impl Table {
         if &map[0..8] != MAGIC || map[8] != FORMAT_VERSION {
             return Err(corrupt("not a dtb raw table (bad magic or version)".into()));
         }
-        if map[9] != rule_set_code(rules) {
+        if map[9] != rules.code() {
             return Err(corrupt(format!(
                 "table of another rule set (code {}), expected {}",
                 map[9],
                 rules.name()
             )));
         }
-        let stored_signature = Signature {
-            mover_men: map[10],
-            mover_kings: map[11],
-            opp_men: map[12],
-            opp_kings: map[13],
-        };
+        let stored_signature = Signature::from_counts([map[10], map[11], map[12], map[13]]);
         if stored_signature != signature {
             return Err(corrupt(format!(
                 "holds the table of another signature, expected {signature}"

@@ -8,20 +8,6 @@ use dprobe::{Board, MoveRules, Signature, Value};
 
 use crate::store::{StoreError, Table};
 
-/// Signatures map to slots by their four counts, each at most 12.
-const SLOTS: usize = 13 * 13 * 13 * 13;
-
-fn slot(signature: Signature) -> usize {
-    let [a, b, c, d] = [
-        signature.mover_men,
-        signature.mover_kings,
-        signature.opp_men,
-        signature.opp_kings,
-    ]
-    .map(usize::from);
-    ((a * 13 + b) * 13 + c) * 13 + d
-}
-
 /// Solved tables of one rule set, opened lazily and shared between threads.
 pub struct TableSet {
     dir: PathBuf,
@@ -35,7 +21,7 @@ impl TableSet {
         TableSet {
             dir: dir.to_path_buf(),
             rules,
-            tables: (0..SLOTS).map(|_| OnceLock::new()).collect(),
+            tables: (0..Signature::SLOTS).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -51,7 +37,7 @@ impl TableSet {
 
     /// The table of `signature`, opened (and its checksum checked) on first use.
     pub fn table(&self, signature: Signature) -> Result<&Table, StoreError> {
-        let cell = &self.tables[slot(signature)];
+        let cell = &self.tables[signature.slot()];
         if let Some(table) = cell.get() {
             return Ok(table);
         }
@@ -62,7 +48,7 @@ impl TableSet {
     /// The table of `signature` if it is already open.
     #[inline(always)]
     pub fn open_table(&self, signature: Signature) -> Option<&Table> {
-        self.tables[slot(signature)].get()
+        self.tables[signature.slot()].get()
     }
 
     /// The value of a position whose table is open; a side without pieces has lost.
@@ -78,6 +64,6 @@ impl TableSet {
 
     /// Forgets an opened table (after it has been rebuilt on disk).
     pub fn forget(&mut self, signature: Signature) {
-        self.tables[slot(signature)] = OnceLock::new();
+        self.tables[signature.slot()] = OnceLock::new();
     }
 }

@@ -54,15 +54,6 @@ pub struct TableHeader {
     pub file_len: u64,
 }
 
-const fn rule_set_from_code(code: u8) -> Option<RuleSetId> {
-    match code {
-        1 => Some(RuleSetId::Russian),
-        2 => Some(RuleSetId::Brazilian),
-        3 => Some(RuleSetId::Iberian),
-        _ => None,
-    }
-}
-
 fn u16_at(bytes: &[u8], at: usize) -> u16 {
     let mut b = [0u8; 2];
     b.copy_from_slice(&bytes[at..at + 2]);
@@ -420,13 +411,8 @@ fn parse_header(data: &[u8], len: u64) -> Result<TableHeader, Corruption> {
         2 => TableKind::Dtw,
         _ => return Err(Corruption::BadHeader("unknown table kind")),
     };
-    let rules = rule_set_from_code(data[11]).ok_or(Corruption::BadHeader("unknown rule set"))?;
-    let signature = Signature {
-        mover_men: data[12],
-        mover_kings: data[13],
-        opp_men: data[14],
-        opp_kings: data[15],
-    };
+    let rules = RuleSetId::from_code(data[11]).ok_or(Corruption::BadHeader("unknown rule set"))?;
+    let signature = Signature::from_counts([data[12], data[13], data[14], data[15]]);
     let counts_fit = [data[12], data[13], data[14], data[15]]
         .iter()
         .all(|&c| u32::from(c) <= MAX_TABLE_PIECES);

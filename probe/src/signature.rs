@@ -33,6 +33,44 @@ impl Signature {
         }
     }
 
+    /// The four counts in file order: mover's men, mover's kings, opponent's men, opponent's
+    /// kings.
+    pub const fn counts(&self) -> [u8; 4] {
+        [
+            self.mover_men,
+            self.mover_kings,
+            self.opp_men,
+            self.opp_kings,
+        ]
+    }
+
+    /// The signature with these counts (in the order of [`Signature::counts`]).
+    pub const fn from_counts(counts: [u8; 4]) -> Signature {
+        Signature {
+            mover_men: counts[0],
+            mover_kings: counts[1],
+            opp_men: counts[2],
+            opp_kings: counts[3],
+        }
+    }
+
+    /// How many slots [`Signature::slot`] numbers.
+    pub const SLOTS: usize = 13 * 13 * 13 * 13;
+
+    /// A dense number below [`Signature::SLOTS`] for a signature of possible counts (each at
+    /// most 12; larger counts share the last slot of their digit), for tables kept in arrays.
+    pub const fn slot(&self) -> usize {
+        let mut slot = 0;
+        let counts = self.counts();
+        let mut i = 0;
+        while i < 4 {
+            let c = if counts[i] > 12 { 12 } else { counts[i] };
+            slot = slot * 13 + c as usize;
+            i += 1;
+        }
+        slot
+    }
+
     /// All pieces on the board.
     pub const fn pieces(&self) -> u32 {
         self.mover_men as u32

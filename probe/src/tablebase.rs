@@ -15,7 +15,7 @@ use crate::value::{Value, Wdl};
 use crate::variant::Variant;
 
 /// Each count of a signature is at most 12: slots by the four counts, then the kind.
-const SLOTS: usize = 13 * 13 * 13 * 13 * 2;
+const SLOTS: usize = Signature::SLOTS * 2;
 /// No file registered in a slot.
 const NO_FILE: u32 = u32::MAX;
 /// The default cache budget.
@@ -24,14 +24,7 @@ const DEFAULT_CACHE_BYTES: usize = 64 << 20;
 const TYPICAL_BLOCK_BYTES: usize = 8 << 10;
 
 fn slot(signature: Signature, kind: TableKind) -> usize {
-    let [a, b, c, d] = [
-        signature.mover_men,
-        signature.mover_kings,
-        signature.opp_men,
-        signature.opp_kings,
-    ]
-    .map(|n| usize::from(n.min(12)));
-    ((((a * 13 + b) * 13 + c) * 13 + d) << 1) | kind as usize
+    (signature.slot() << 1) | kind as usize
 }
 
 /// A registered file, opened on first use.

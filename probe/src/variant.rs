@@ -44,6 +44,25 @@ pub enum RuleSetId {
 }
 
 impl RuleSetId {
+    /// The number that stands for the rule set in table files.
+    pub const fn code(self) -> u8 {
+        match self {
+            RuleSetId::Russian => 1,
+            RuleSetId::Brazilian => 2,
+            RuleSetId::Iberian => 3,
+        }
+    }
+
+    /// The rule set a table file's number stands for.
+    pub const fn from_code(code: u8) -> Option<RuleSetId> {
+        match code {
+            1 => Some(RuleSetId::Russian),
+            2 => Some(RuleSetId::Brazilian),
+            3 => Some(RuleSetId::Iberian),
+            _ => None,
+        }
+    }
+
     /// The short name used in file names and reports.
     pub const fn name(self) -> &'static str {
         match self {
