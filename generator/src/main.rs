@@ -486,7 +486,15 @@ fn verify(variant: &Variant, dir: &Path) -> Result<ExitCode, String> {
     let tables = TableSet::new(dir, variant.moves);
     let mut bad = 0;
     for signature in &signatures {
-        let found = verify_table(&tables, variant, *signature, 10).map_err(|e| e.to_string())?;
+        // A damaged or missing table is reported, and the check goes on with the others.
+        let found = match verify_table(&tables, variant, *signature, 10) {
+            Ok(found) => found,
+            Err(problem) => {
+                bad += 1;
+                out!("{signature:>10}: cannot check: {problem}");
+                continue;
+            }
+        };
         let files = verify_compressed(dir, variant, *signature);
         if let Err(problem) = &files {
             bad += 1;

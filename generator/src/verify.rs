@@ -47,29 +47,43 @@ pub fn verify_table(
     }
     let rules = tables.rules();
     let mut found: Vec<Inconsistency> = crate::solve::chunks(table.index.size())
-        .flat_map_iter(|range| range.map(move |index| (index, Vec::new())))
-        .map(|(index, mut moves): (u64, Vec<dprobe::Move>)| {
-            let moves = &mut moves;
-            let board = table.index.board(index);
-            moves.clear();
-            legal_moves(&board, rules, moves);
-            let expected = moves
-                .iter()
-                .map(|mv| tables.value_of(&board.play(mv)).map(Value::one_ply_earlier))
-                .collect::<Option<Vec<Value>>>()
-                .map(Value::best);
-            let stored = table.value(index);
-            (stored != expected || stored.is_none()).then(|| Inconsistency {
-                signature,
-                index,
-                fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
-                stored,
-                expected,
-            })
+        .map_init(Vec::new, |moves, range| {
+            let mut found = Vec::new();
+            for index in range {
+                let board = table.index.board(index);
+                moves.clear();
+                legal_moves(&board, rules, moves);
+                // The best of the moves' values; `None` if one of them cannot be read.
+                let mut expected = Some(Value::Loss(0));
+                for (i, mv) in moves.iter().enumerate() {
+                    let value = tables.value_of(&board.play(mv)).map(Value::one_ply_earlier);
+                    expected = match (expected, value) {
+                        (Some(_), Some(v)) if i == 0 => Some(v),
+                        (Some(best), Some(v)) => {
+                            Some(if v.is_better_than(best) { v } else { best })
+                        }
+                        _ => None,
+                    };
+                }
+                let stored = table.value(index);
+                if stored != expected || stored.is_none() {
+                    found.push(Inconsistency {
+                        signature,
+                        index,
+                        fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
+                        stored,
+                        expected,
+                    });
+                    if found.len() >= limit {
+                        break;
+                    }
+                }
+            }
+            found
         })
-        .flatten()
-        .take_any(limit)
+        .flatten_iter()
         .collect();
     found.sort_by_key(|i| i.index);
+    found.truncate(limit);
     Ok(found)
 }
