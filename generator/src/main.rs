@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use dprobe::{Color, Perft, Position, Signature, TableFile, Tablebase, Variant};
 use draughts_generator::compress::{compressed_path, Kind};
 use draughts_generator::generate::{build_order, generate_with, plan, BuildOptions};
@@ -32,6 +32,17 @@ struct Cli {
     command: Command,
 }
 
+/// Which tables: a variant's, in a folder.
+#[derive(Args)]
+struct Tables {
+    /// russian, brazilian, portuguese or spanish (Portuguese and Spanish share tables).
+    #[arg(long)]
+    variant: Variant,
+    /// The folder of the tables.
+    #[arg(long, default_value = "tables")]
+    dir: PathBuf,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Count the leaf positions of the move tree to a given depth (checks the move generator).
@@ -52,15 +63,11 @@ enum Command {
     },
     /// Build every missing table of a variant's move rules up to a number of pieces.
     Generate {
-        /// russian, brazilian, portuguese or spanish (Portuguese and Spanish share tables).
-        #[arg(long)]
-        variant: Variant,
+        #[command(flatten)]
+        tables: Tables,
         /// The largest number of pieces on the board.
         #[arg(long)]
         pieces: u32,
-        /// Where the tables go.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
@@ -71,12 +78,8 @@ enum Command {
     },
     /// Print each table's statistics: positions, wins, draws, losses, captures, longest win.
     Stats {
-        /// russian, brazilian, portuguese or spanish.
-        #[arg(long)]
-        variant: Variant,
-        /// Where the tables are.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
+        #[command(flatten)]
+        tables: Tables,
         /// Print a JSON array instead of a table.
         #[arg(long)]
         json: bool,
@@ -89,12 +92,8 @@ enum Command {
     },
     /// The value of a position, and of each of its moves, from the compressed tables.
     Probe {
-        /// russian, brazilian, portuguese or spanish.
-        #[arg(long)]
-        variant: Variant,
-        /// Where the tables are.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
+        #[command(flatten)]
+        tables: Tables,
         /// Print JSON: `wdl`, `dtw` (plies, null for a draw) and `moves`, best first.
         #[arg(long)]
         json: bool,
@@ -112,12 +111,8 @@ enum Command {
     /// Check every table independently: each value must follow from its moves' values; and
     /// every compressed file's checksums.
     Verify {
-        /// russian, brazilian, portuguese or spanish.
-        #[arg(long)]
-        variant: Variant,
-        /// Where the tables are.
-        #[arg(long, default_value = "tables")]
-        dir: PathBuf,
+        #[command(flatten)]
+        tables: Tables,
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
@@ -144,9 +139,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             divide,
         } => perft(&variant, depth, fen.as_deref(), divide).map(|()| ExitCode::SUCCESS),
         Command::Generate {
-            variant,
+            tables: Tables { variant, dir },
             pieces,
-            dir,
             threads,
             zstd_level,
         } => {
@@ -154,12 +148,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let options = BuildOptions { zstd_level };
             build(&variant, pieces, &dir, &options).map(|()| ExitCode::SUCCESS)
         }
-        Command::Stats { variant, dir, json } => {
-            stats(&variant, &dir, json).map(|()| ExitCode::SUCCESS)
-        }
+        Command::Stats {
+            tables: Tables { variant, dir },
+            json,
+        } => stats(&variant, &dir, json).map(|()| ExitCode::SUCCESS),
         Command::Verify {
-            variant,
-            dir,
+            tables: Tables { variant, dir },
             threads,
         } => {
             set_threads(threads)?;
@@ -167,8 +161,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Demo { dir } => demo(&dir).map(|()| ExitCode::SUCCESS),
         Command::Probe {
-            variant,
-            dir,
+            tables: Tables { variant, dir },
             json,
             line,
             fen,

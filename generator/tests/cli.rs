@@ -234,7 +234,10 @@ fn verify_names_an_inconsistent_position_and_a_damaged_file() {
     // Every table is still reported: those whose moves lead into the damaged one name it.
     let signatures = (2..=3).flat_map(Signature::with_pieces).count();
     assert_eq!(text.lines().count(), signatures + 1, "{text}");
-    assert!(text.contains("KKvK: cannot check") && text.contains("KvK.dtr"), "{text}");
+    assert!(
+        text.contains("KKvK: cannot check") && text.contains("KvK.dtr"),
+        "{text}"
+    );
 }
 
 #[test]
