@@ -22,6 +22,26 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// A fresh folder holding every table of `variant` up to 3 pieces, built by `dtb generate` with
+/// `extra` arguments.
+fn built(variant: &str, extra: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let mut args = vec![
+        "generate",
+        "--variant",
+        variant,
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+    ];
+    args.extend_from_slice(extra);
+    let out = dtb(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir
+}
+
 #[test]
 fn perft_prints_the_count_last_and_divides() {
     let out = dtb(&["perft", "--variant", "brazilian", "--depth", "5"]);
@@ -80,18 +100,8 @@ fn modified(path: &Path) -> std::time::SystemTime {
 
 #[test]
 fn generate_skips_finished_tables_and_rebuilds_damaged_ones() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = built("russian", &[]);
     let d = dir.path().to_str().unwrap();
-    let out = dtb(&[
-        "generate",
-        "--variant",
-        "russian",
-        "--pieces",
-        "3",
-        "--dir",
-        d,
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
     let rules = RuleSetId::Russian;
     let signatures: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
     for &s in &signatures {
@@ -137,19 +147,8 @@ fn generate_skips_finished_tables_and_rebuilds_damaged_ones() {
 
 #[test]
 fn stats_json_has_the_documented_keys() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = built("portuguese", &[]);
     let d = dir.path().to_str().unwrap();
-    assert!(dtb(&[
-        "generate",
-        "--variant",
-        "portuguese",
-        "--pieces",
-        "3",
-        "--dir",
-        d
-    ])
-    .status
-    .success());
     // Spanish shares the Portuguese tables.
     let out = dtb(&["stats", "--variant", "spanish", "--dir", d, "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -175,19 +174,8 @@ fn stats_json_has_the_documented_keys() {
 
 #[test]
 fn verify_names_an_inconsistent_position_and_a_damaged_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = built("brazilian", &[]);
     let d = dir.path().to_str().unwrap();
-    assert!(dtb(&[
-        "generate",
-        "--variant",
-        "brazilian",
-        "--pieces",
-        "3",
-        "--dir",
-        d
-    ])
-    .status
-    .success());
     let rules = RuleSetId::Brazilian;
     let signature: Signature = "KKvK".parse().unwrap();
     let table = Table::open(dir.path(), rules, signature, true).unwrap();
@@ -268,20 +256,8 @@ fn generate_rejects_impossible_requests() {
 
 #[test]
 fn a_faster_compression_level_gives_files_that_verify() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = built("russian", &["--zstd-level", "1"]);
     let d = dir.path().to_str().unwrap();
-    let out = dtb(&[
-        "generate",
-        "--variant",
-        "russian",
-        "--pieces",
-        "3",
-        "--dir",
-        d,
-        "--zstd-level",
-        "1",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
     let out = dtb(&["verify", "--variant", "russian", "--dir", d]);
     assert!(out.status.success(), "{}", stdout(&out));
     let out = dtb(&[
