@@ -77,7 +77,9 @@ pub enum ProbeError {
 
 /// A table file that cannot be used, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {reason}; delete it and rebuild it with `dtb generate`")]
+#[error(
+    "{path}: {reason}; if it is one of your tables, delete it and run `dtb generate` to rebuild it"
+)]
 pub struct CorruptedTable {
     /// The file.
     pub path: PathBuf,
