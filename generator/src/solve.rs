@@ -169,9 +169,9 @@ impl PairSolver<'_> {
 
     /// Sets up one position (its value if decided or provisionally won, else its counter);
     /// returns whether it has a capture.
-    fn init(&self, side: usize, index: u64, moves: &mut Vec<Move>) -> bool {
+    fn init(&self, side: usize, index: u64, board: &Board, moves: &mut Vec<Move>) -> bool {
         let this = &self.sides[side];
-        let board = this.index.board(index);
+        let board = *board;
         if board.men & CROWNING_STEP_ROW == 0 && !has_capture(&board, self.rules) {
             // Every move is a quiet move into the pair: count them without listing them.
             match count_quiet_moves(&board) {
@@ -441,8 +441,10 @@ pub fn solve_pair(
                 || Vec::with_capacity(64),
                 |moves, range| {
                     let len = range.end - range.start;
+                    let boards = solver.sides[side].index.boards(range.clone());
                     let count = range
-                        .filter(|&index| solver.init(side, index, moves))
+                        .zip(boards)
+                        .filter(|&(index, board)| solver.init(side, index, &board, moves))
                         .count();
                     progress.advance(len);
                     count as u64

@@ -264,6 +264,53 @@ impl TableIndex {
             opp_kings,
         }
     }
+
+    /// The boards at the consecutive indices of `range`, in order. Kings vary fastest in the
+    /// index, so most steps decode only the opponent's kings again; the men are decoded only
+    /// when they change. For passes over whole tables.
+    pub fn boards(&self, range: std::ops::Range<u64>) -> impl Iterator<Item = Board> + '_ {
+        let (mover_kings, opp_kings) = (
+            u32::from(self.signature.mover_kings),
+            u32::from(self.signature.opp_kings),
+        );
+        // The board last returned, its kings' ranks and their ranges in its block.
+        let mut state: Option<(Board, u64, u64, u64, u64)> = None;
+        range.map(move |index| {
+            if let Some((board, mk_rank, ok_rank, mk_count, ok_count)) = &mut state {
+                let free = !(board.men | board.opp_men);
+                if *ok_rank + 1 < *ok_count {
+                    *ok_rank += 1;
+                    board.opp_kings = unrank_within(*ok_rank, opp_kings, free & !board.kings);
+                    return *board;
+                }
+                if *mk_rank + 1 < *mk_count {
+                    *mk_rank += 1;
+                    *ok_rank = 0;
+                    board.kings = unrank_within(*mk_rank, mover_kings, free);
+                    board.opp_kings = unrank_within(0, opp_kings, free & !board.kings);
+                    return *board;
+                }
+            }
+            // The men change (or this is the first board): decode it whole.
+            let board = self.board(index);
+            let block = self
+                .blocks
+                .iter()
+                .rev()
+                .find(|b| b.size() > 0 && b.offset <= index)
+                .copied()
+                .unwrap_or_default();
+            let rest = index - block.offset;
+            state = Some((
+                board,
+                (rest / block.opp_kings) % block.mover_kings,
+                rest % block.opp_kings,
+                block.mover_kings,
+                block.opp_kings,
+            ));
+            board
+        })
+    }
 }
 
 /// The number of positions with exactly `pieces` pieces, both sides present, from the mover's
@@ -319,6 +366,29 @@ mod tests {
                     assert_eq!(Signature::of(&board), signature);
                     assert_eq!(table.index(&board), i, "{signature}");
                     assert!(seen.insert(board));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn boards_in_a_row_match_boards_one_by_one() {
+        for name in ["KKKvK", "KMvKM", "MMvKK", "KKvMM", "MvM", "KKMvKKM"] {
+            let table = TableIndex::new(sig(name));
+            let size = table.size();
+            for range in [
+                0..size.min(5000),
+                size.saturating_sub(3000)..size,
+                size / 3..(size / 3 + 777).min(size),
+            ] {
+                let start = range.start;
+                for (offset, board) in table.boards(range).enumerate() {
+                    assert_eq!(
+                        board,
+                        table.board(start + offset as u64),
+                        "{name} {}",
+                        start + offset as u64
+                    );
                 }
             }
         }
