@@ -61,9 +61,4 @@ impl TableSet {
         let table = self.open_table(Signature::of(board))?;
         table.value(table.index.index(board))
     }
-
-    /// Forgets an opened table (after it has been rebuilt on disk).
-    pub fn forget(&mut self, signature: Signature) {
-        self.tables[signature.slot()] = OnceLock::new();
-    }
 }
