@@ -26,6 +26,7 @@ mod index;
 mod movegen;
 mod notation;
 mod perft;
+mod rule_state;
 mod signature;
 mod tablebase;
 mod value;
@@ -42,6 +43,10 @@ pub use index::{binomial, positions_with_pieces, MenRank, TableIndex};
 pub use movegen::{count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths};
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;
+pub use rule_state::{
+    state_from_counts, ConditionShape, CountsError, MaterialShape, PlaneKind, RuleState, RuleWdl,
+    UnsupportedRules, NEVER,
+};
 pub use signature::{BadSignature, Signature};
 pub use tablebase::Tablebase;
 pub use value::{Value, Wdl};

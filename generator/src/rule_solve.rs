@@ -1,0 +1,764 @@
+//! Values under the counted draw rules (`docs/DRAW_RULES.md` §3) for a signature and its colour
+//! flip, from the pure tables of the pair and the rule results of the smaller materials.
+//!
+//! The rules never create a win, so only the pure winner `w` of a position can win under them;
+//! per position and family the solver finds the least budget with which `w` still wins:
+//!
+//! 1. **Graph.** Once per pair, every position is classified from its exits (captures and
+//!    crownings, valued by the child's rule result with fresh counts): lost now (no move), won
+//!    now (`w` to move has a good exit), never (the loser has an escape, or `w` has no move
+//!    left), or open; open positions keep their moves inside the material as edges, marked as
+//!    man moves and as moves into a position where the family's condition holds.
+//! 2. **Thresholds** (one budget, or none): the minimax number of plies to a good exit, counted
+//!    in rounds of rising requirement, block by block of equal man advancement `π` (a man move
+//!    raises `π`, so a block only reads finished blocks and itself). With `Z` in force a man move
+//!    restarts the count: its requirement is 1 if the child wins with a full `Z`.
+//! 3. **Layers** (both `A` and `Z` in force): every move lowers `A`, so layer `k` (least `Z` that
+//!    wins with `A = k`) follows from layer `k − 1` alone; the layers are the stored planes.
+//!
+//! The `post` family (the condition counter has started) is solved first; `pre` reads it where a
+//! move makes the condition hold.
+
+use std::sync::Mutex;
+
+use dprobe::{
+    legal_moves, Board, ConditionShape, DrawRules, MaterialShape, Move, MoveRules, PlaneKind,
+    RuleState, RuleWdl, Signature, TableIndex, Wdl, NEVER,
+};
+use rayon::prelude::*;
+
+use crate::solve::chunks;
+use crate::store::StoreError;
+use crate::tableset::TableSet;
+
+/// Class of a position for every layer past 0: lost now (the mover has no move).
+const LOST: u8 = 0;
+/// `w` wins whatever the budget (a good exit), with the least requirement.
+const GOOD: u8 = 1;
+/// Decided by its moves inside the material.
+const OPEN: u8 = 254;
+
+const EDGE_INDEX: u32 = (1 << 29) - 1;
+const EDGE_MAN: u32 = 1 << 29;
+const EDGE_CONDITION: u32 = 1 << 30;
+const EDGE_SIDE: u32 = 1 << 31;
+
+/// Requirements are computed in `u16`; this one is "never".
+const INF: u16 = u16::MAX;
+/// The largest threshold a stored byte holds.
+const MAX_STORED: u16 = NEVER as u16 - 1;
+
+/// The rule results of positions in materials solved earlier.
+pub trait FreshResults: Sync {
+    /// The result of `board` with fresh counts (its material just arose).
+    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError>;
+}
+
+/// The planes of one family of one side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FamilyPlanes {
+    /// The condition counter has started in these states.
+    pub post: bool,
+    /// What the planes hold.
+    pub kind: PlaneKind,
+    /// The planes, each one byte per position.
+    pub planes: Vec<Vec<u8>>,
+}
+
+impl FamilyPlanes {
+    /// Whether the pure winner of position `index` wins in `state` (not at a limit).
+    pub fn wins(&self, index: usize, state: &RuleState) -> bool {
+        let plane = self.kind.plane_for(state.a, self.planes.len());
+        self.kind.wins(self.planes[plane][index], state)
+    }
+}
+
+/// The rule table of one signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleTable {
+    /// Its signature.
+    pub signature: Signature,
+    /// The result with fresh counts, a [`RuleWdl`] code per position.
+    pub fresh: Vec<u8>,
+    /// `pre`, then `post` if the material has a condition counter; none if nothing can decide
+    /// anything but the exits (then `fresh` says everything).
+    pub families: Vec<FamilyPlanes>,
+}
+
+/// One side of the pair, with its move graph.
+struct SideGraph {
+    signature: Signature,
+    index: TableIndex,
+    shape: MaterialShape,
+    /// The pure result of every position.
+    pure: Vec<Wdl>,
+    /// `LOST`, `GOOD`, `NEVER` or `OPEN`.
+    class: Vec<u8>,
+    /// Edges of position `i`: `edges[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<u32>,
+    edges: Vec<u32>,
+    /// Men's advancement: the sum over all men of the rows they have gone forward.
+    advance: Vec<u8>,
+}
+
+/// Per side, the planes of one family.
+type Planes = Vec<Vec<Vec<u8>>>;
+
+struct Pair {
+    sides: Vec<SideGraph>,
+    z_full: Option<u16>,
+}
+
+/// Solves the rule tables of `signature` and its colour flip.
+///
+/// # Errors
+///
+/// A missing or damaged pure table of the pair, a failed lookup of a smaller material, rules the
+/// tables do not implement, or a table too large for the edge encoding.
+pub fn solve_rule_pair(
+    rules: &MoveRules,
+    draw: &DrawRules,
+    pure: &TableSet,
+    fresh_results: &dyn FreshResults,
+    signature: Signature,
+) -> Result<Vec<RuleTable>, StoreError> {
+    let mut signatures = vec![signature];
+    if signature.flipped() != signature {
+        signatures.push(signature.flipped());
+    }
+    let shapes = signatures
+        .iter()
+        .map(|&s| MaterialShape::of(draw, s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| StoreError::Unsupported(e.to_string()))?;
+    let failure = Mutex::new(None);
+    let sides = signatures
+        .iter()
+        .zip(&shapes)
+        .map(|(&s, &shape)| {
+            let child_side = side_of(&signatures, s.flipped());
+            build_graph(rules, pure, fresh_results, s, shape, child_side, &failure)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(error) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(error);
+    }
+    let pair = Pair {
+        z_full: shapes[0].z_full,
+        sides,
+    };
+    let a_live = shapes[0].a_full.is_some();
+    let z_live = pair.z_full.is_some();
+
+    let post = match shapes[0].condition {
+        Some(_) => {
+            let cap = shapes
+                .iter()
+                .filter_map(|s| s.condition.map(|c| c.budget))
+                .max();
+            Some(pair.solve_family(true, cap, None)?)
+        }
+        None => None,
+    };
+    let a_cap = shapes.iter().filter_map(|s| s.a_full).max();
+    let pre = pair.solve_family(a_live, a_cap, post.as_ref())?;
+
+    let mut families: Vec<Vec<FamilyPlanes>> = vec![Vec::new(); pair.sides.len()];
+    for (side, planes) in pre.into_iter().enumerate() {
+        families[side].push(FamilyPlanes {
+            post: false,
+            kind: PlaneKind::for_budgets(a_live, z_live),
+            planes,
+        });
+    }
+    for (side, planes) in post.into_iter().flatten().enumerate() {
+        families[side].push(FamilyPlanes {
+            post: true,
+            kind: PlaneKind::for_budgets(true, z_live),
+            planes,
+        });
+    }
+    Ok(pair
+        .sides
+        .iter()
+        .zip(families)
+        .map(|(side, families)| RuleTable {
+            signature: side.signature,
+            fresh: side.fresh_results(&families),
+            families,
+        })
+        .collect())
+}
+
+/// The side of the pair holding `signature`.
+fn side_of(signatures: &[Signature], signature: Signature) -> usize {
+    usize::from(signatures.len() == 2 && signatures[1] == signature)
+}
+
+/// Men's advancement of a board: each man counted by the rows it has gone forward. A man's
+/// step raises it by one, seen from either side.
+fn advancement(board: &Board) -> u8 {
+    let rows = |men: u32, forward: bool| -> u32 {
+        let mut total = 0;
+        let mut rest = men;
+        while rest != 0 {
+            let row = rest.trailing_zeros() / 4;
+            total += if forward { row } else { 7 - row };
+            rest &= rest - 1;
+        }
+        total
+    };
+    (rows(board.men, true) + rows(board.opp_men, false)) as u8
+}
+
+/// Classifies every position of one side and lists the moves of the open ones.
+fn build_graph(
+    rules: &MoveRules,
+    pure: &TableSet,
+    fresh_results: &dyn FreshResults,
+    signature: Signature,
+    shape: MaterialShape,
+    child_side: usize,
+    failure: &Mutex<Option<StoreError>>,
+) -> Result<SideGraph, StoreError> {
+    let index = TableIndex::new(signature);
+    let size = index.size();
+    if size > u64::from(EDGE_INDEX) {
+        return Err(StoreError::Unsupported(format!(
+            "{signature}: {size} positions, more than the rule solver's {EDGE_INDEX}"
+        )));
+    }
+    let table = pure.table(signature)?;
+    let record = |error: StoreError| {
+        failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(error);
+    };
+    let children = Children {
+        index: TableIndex::new(signature.flipped()),
+        side: child_side,
+        // The same material with the other side to move: the strong side swaps roles.
+        condition: shape.condition.map(|c| ConditionShape {
+            strong_is_mover: !c.strong_is_mover,
+            ..c
+        }),
+        fresh_results,
+        record: &record,
+    };
+    struct Chunk {
+        pure: Vec<Wdl>,
+        class: Vec<u8>,
+        degrees: Vec<u32>,
+        edges: Vec<u32>,
+        advance: Vec<u8>,
+    }
+    let parts: Vec<Chunk> = chunks(size)
+        .map(|range| {
+            let mut moves: Vec<Move> = Vec::new();
+            let n = (range.end - range.start) as usize;
+            let mut chunk = Chunk {
+                pure: Vec::with_capacity(n),
+                class: Vec::with_capacity(n),
+                degrees: Vec::with_capacity(n),
+                edges: Vec::new(),
+                advance: Vec::with_capacity(n),
+            };
+            for (i, board) in range.clone().zip(index.boards(range)) {
+                chunk.advance.push(advancement(&board));
+                let pure = match table.value(i) {
+                    Some(value) => value.wdl(),
+                    None => {
+                        record(StoreError::Corrupt {
+                            path: crate::store::table_path(pure.dir(), rules.id, signature),
+                            reason: format!("invalid value at index {i}"),
+                        });
+                        Wdl::Draw
+                    }
+                };
+                chunk.pure.push(pure);
+                let before = chunk.edges.len();
+                let class = if pure == Wdl::Draw {
+                    NEVER
+                } else {
+                    moves.clear();
+                    legal_moves(&board, rules, &mut moves);
+                    children.classify(&board, &moves, pure == Wdl::Win, &mut chunk.edges)
+                };
+                if class != OPEN {
+                    chunk.edges.truncate(before);
+                }
+                chunk.class.push(class);
+                chunk.degrees.push((chunk.edges.len() - before) as u32);
+            }
+            chunk
+        })
+        .collect();
+    let mut graph = SideGraph {
+        signature,
+        index,
+        shape,
+        pure: Vec::with_capacity(size as usize),
+        class: Vec::with_capacity(size as usize),
+        offsets: Vec::with_capacity(size as usize + 1),
+        edges: Vec::new(),
+        advance: Vec::with_capacity(size as usize),
+    };
+    graph.offsets.push(0);
+    for part in parts {
+        graph.pure.extend(part.pure);
+        graph.class.extend(part.class);
+        graph.advance.extend(part.advance);
+        let mut end = graph.edges.len() as u32;
+        for degree in part.degrees {
+            end += degree;
+            graph.offsets.push(end);
+        }
+        graph.edges.extend(part.edges);
+    }
+    Ok(graph)
+}
+
+/// What a side needs to know about the children of its positions.
+struct Children<'a> {
+    /// Index of the children inside the material (the colour flip).
+    index: TableIndex,
+    /// Which side of the pair they are on.
+    side: usize,
+    /// The condition counter, seen from the children's side to move.
+    condition: Option<ConditionShape>,
+    fresh_results: &'a dyn FreshResults,
+    record: &'a (dyn Fn(StoreError) + Sync),
+}
+
+impl Children<'_> {
+    /// The class of a position decided in the pure game, from its exits; pushes its moves inside
+    /// the material as edges (the caller keeps them only for an open position).
+    fn classify(
+        &self,
+        board: &Board,
+        moves: &[Move],
+        mover_wins: bool,
+        edges: &mut Vec<u32>,
+    ) -> u8 {
+        if moves.is_empty() {
+            return LOST;
+        }
+        let mut bad_exit = false;
+        let mut good_exit = false;
+        let mut inside = false;
+        for mv in moves {
+            let child = board.play(mv);
+            if mv.is_capture() || mv.crowned {
+                let result = if child.own() == 0 {
+                    RuleWdl::Loss
+                } else {
+                    self.fresh_results.fresh(&child).unwrap_or_else(|error| {
+                        (self.record)(error);
+                        RuleWdl::Draw
+                    })
+                };
+                // Good for the pure winner: the child's mover loses if the winner moved.
+                let good = result
+                    == if mover_wins {
+                        RuleWdl::Loss
+                    } else {
+                        RuleWdl::Win
+                    };
+                good_exit |= good;
+                bad_exit |= !good;
+            } else {
+                inside = true;
+                let mut edge = self.index.index(&child) as u32;
+                if board.men & (1 << mv.from) != 0 {
+                    edge |= EDGE_MAN;
+                }
+                if self.condition.is_some_and(|c| c.holds(&child)) {
+                    edge |= EDGE_CONDITION;
+                }
+                if self.side == 1 {
+                    edge |= EDGE_SIDE;
+                }
+                edges.push(edge);
+            }
+        }
+        match (mover_wins, good_exit, bad_exit, inside) {
+            (true, true, _, _) | (false, _, false, false) => GOOD,
+            (true, false, _, false) | (false, _, true, _) => NEVER,
+            _ => OPEN,
+        }
+    }
+}
+
+/// An edge unpacked: child side, child index, a man moved, the condition holds at the child.
+#[inline(always)]
+fn unpack(edge: u32) -> (usize, usize, bool, bool) {
+    (
+        usize::from(edge & EDGE_SIDE != 0),
+        (edge & EDGE_INDEX) as usize,
+        edge & EDGE_MAN != 0,
+        edge & EDGE_CONDITION != 0,
+    )
+}
+
+impl Pair {
+    /// The planes of one family: `pre` if `post` (the solved post family) is given or the
+    /// material has no condition, else `post`. `a_live`: every move lowers a budget `A` that
+    /// starts at most at `a_cap`.
+    fn solve_family(
+        &self,
+        a_live: bool,
+        a_cap: Option<u16>,
+        post: Option<&Planes>,
+    ) -> Result<Planes, StoreError> {
+        match (a_live, self.z_full) {
+            (true, Some(z_full)) => Ok(self.layers(a_cap.unwrap_or(0), z_full, post)),
+            (false, Some(z_full)) => self.thresholds(Some(z_full), post),
+            (_, None) => self.thresholds(a_cap.filter(|_| a_live), post),
+        }
+    }
+
+    /// The condition counter's budget when it starts at a position of `side`.
+    fn condition_budget(&self, side: usize) -> u16 {
+        self.sides[side].shape.condition.map_or(0, |c| c.budget)
+    }
+
+    /// The stored entry of the post family at a child where the condition has just started
+    /// with `a` plies on `A`: for layers the least `Z` that wins, else the threshold if it is
+    /// within `a`. `None` if the winner does not win there.
+    fn post_entry(post: &Planes, side: usize, index: usize, a: u16) -> Option<u16> {
+        let planes = &post[side];
+        let entry = planes[usize::from(a).min(planes.len() - 1)][index];
+        (entry != NEVER && u16::from(entry) <= a).then_some(u16::from(entry))
+    }
+
+    /// One-budget families (or none): the least budget with which the winner wins, found in
+    /// rounds of rising requirement, block by block of decreasing men's advancement. With `Z`
+    /// in force (`z_full`), a man move's requirement is 1 if the child wins with a full `Z`.
+    fn thresholds(&self, cap: Option<u16>, post: Option<&Planes>) -> Result<Planes, StoreError> {
+        let z_full = self.z_full;
+        let mut values: Vec<Vec<u8>> = self
+            .sides
+            .iter()
+            .map(|side| {
+                side.class
+                    .iter()
+                    .map(|&c| if c == OPEN { NEVER } else { c })
+                    .collect()
+            })
+            .collect();
+        let mut open: Vec<(u8, u8, u32)> = self
+            .sides
+            .iter()
+            .enumerate()
+            .flat_map(|(s, side)| {
+                side.class
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &c)| c == OPEN)
+                    .map(move |(i, _)| (side.advance[i], s as u8, i as u32))
+            })
+            .collect();
+        open.sort_unstable_by(|a, b| b.cmp(a));
+        let limit = cap.unwrap_or(MAX_STORED);
+        for block in open.chunk_by(|a, b| a.0 == b.0) {
+            let mut round = 1u16;
+            let mut undecided: Vec<(u8, u8, u32)> = block.to_vec();
+            while round <= limit && !undecided.is_empty() {
+                let requirements: Vec<u16> = undecided
+                    .par_iter()
+                    .map(|&(_, s, i)| {
+                        let (s, i) = (usize::from(s), i as usize);
+                        let winner_moves = self.sides[s].pure[i] == Wdl::Win;
+                        let mut acc = if winner_moves { INF } else { 0 };
+                        for &edge in self.sides[s].edges_of(i) {
+                            let (cs, ci, man, condition) = unpack(edge);
+                            let requirement = match post.filter(|_| condition) {
+                                Some(post) => {
+                                    let a = self.condition_budget(cs);
+                                    match Self::post_entry(post, cs, ci, a) {
+                                        None => INF,
+                                        Some(_) if man && z_full.is_some() => 1,
+                                        Some(e) => 1 + e,
+                                    }
+                                }
+                                None => {
+                                    let v = values[cs][ci];
+                                    match z_full {
+                                        _ if v == NEVER => INF,
+                                        Some(z) if man => {
+                                            if u16::from(v) <= z {
+                                                1
+                                            } else {
+                                                INF
+                                            }
+                                        }
+                                        _ => 1 + u16::from(v),
+                                    }
+                                }
+                            };
+                            acc = if winner_moves {
+                                acc.min(requirement)
+                            } else {
+                                acc.max(requirement)
+                            };
+                        }
+                        acc
+                    })
+                    .collect();
+                let mut next = INF;
+                let mut decided = false;
+                let mut still: Vec<(u8, u8, u32)> = Vec::with_capacity(undecided.len());
+                for (&(a, s, i), &requirement) in undecided.iter().zip(&requirements) {
+                    if requirement <= round {
+                        debug_assert_eq!(requirement, round);
+                        values[usize::from(s)][i as usize] = requirement as u8;
+                        decided = true;
+                    } else {
+                        next = next.min(requirement);
+                        still.push((a, s, i));
+                    }
+                }
+                undecided = still;
+                round = if decided { round + 1 } else { next };
+            }
+            if cap.is_none() && round != INF && round > limit {
+                return Err(StoreError::Unsupported(format!(
+                    "{}: a winning line longer than {MAX_STORED} plies to an exit does not fit the \
+                     rule table's bytes",
+                    self.sides[0].signature
+                )));
+            }
+        }
+        Ok(values.into_iter().map(|v| vec![v]).collect())
+    }
+
+    /// Two budgets: layer `k` holds, per position, the least `Z` with which the winner wins when
+    /// `A = k`; every move lowers `A`, so a layer reads only the one before.
+    fn layers(&self, a_cap: u16, z_full: u16, post: Option<&Planes>) -> Planes {
+        let entry_cap = if post.is_some() {
+            (0..self.sides.len())
+                .map(|s| self.condition_budget(s))
+                .max()
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        let layer0: Vec<Vec<u8>> = self
+            .sides
+            .iter()
+            .map(|side| {
+                side.class
+                    .iter()
+                    .map(|&c| if c == LOST { 0 } else { NEVER })
+                    .collect()
+            })
+            .collect();
+        let mut planes: Planes = layer0.into_iter().map(|l| vec![l]).collect();
+        for k in 1..=a_cap {
+            let bound = k.min(z_full);
+            let cur: Vec<Vec<u8>> = (0..self.sides.len())
+                .map(|s| {
+                    let side = &self.sides[s];
+                    (0..side.class.len())
+                        .into_par_iter()
+                        .map(|i| match side.class[i] {
+                            OPEN => {
+                                let winner_moves = side.pure[i] == Wdl::Win;
+                                let mut acc = if winner_moves { INF } else { 0 };
+                                for &edge in side.edges_of(i) {
+                                    let (cs, ci, man, condition) = unpack(edge);
+                                    let requirement = match post.filter(|_| condition) {
+                                        Some(post) => {
+                                            let a = (k - 1).min(self.condition_budget(cs));
+                                            match Self::post_entry(post, cs, ci, a) {
+                                                None => INF,
+                                                Some(e) if man => {
+                                                    if e <= z_full.min(a) {
+                                                        1
+                                                    } else {
+                                                        INF
+                                                    }
+                                                }
+                                                Some(e) => 1 + e,
+                                            }
+                                        }
+                                        None => {
+                                            let p = planes[cs][usize::from(k) - 1][ci];
+                                            if p == NEVER {
+                                                INF
+                                            } else if man {
+                                                if u16::from(p) <= z_full.min(k - 1) {
+                                                    1
+                                                } else {
+                                                    INF
+                                                }
+                                            } else {
+                                                1 + u16::from(p)
+                                            }
+                                        }
+                                    };
+                                    acc = if winner_moves {
+                                        acc.min(requirement)
+                                    } else {
+                                        acc.max(requirement)
+                                    };
+                                }
+                                if acc <= bound {
+                                    acc as u8
+                                } else {
+                                    NEVER
+                                }
+                            }
+                            class => class,
+                        })
+                        .collect()
+                })
+                .collect();
+            let settled = k > z_full.max(entry_cap)
+                && (0..self.sides.len()).all(|s| planes[s].last() == Some(&cur[s]));
+            if settled {
+                break;
+            }
+            for (s, layer) in cur.into_iter().enumerate() {
+                planes[s].push(layer);
+            }
+        }
+        planes
+    }
+}
+
+impl SideGraph {
+    fn edges_of(&self, index: usize) -> &[u32] {
+        &self.edges[self.offsets[index] as usize..self.offsets[index + 1] as usize]
+    }
+
+    /// The result of every position with fresh counts, from the solved families.
+    fn fresh_results(&self, families: &[FamilyPlanes]) -> Vec<u8> {
+        let mut out = vec![0u8; self.class.len()];
+        let size = self.index.size();
+        let per_chunk: Vec<(u64, Vec<u8>)> = chunks(size)
+            .map(|range| {
+                let start = range.start;
+                let codes = range
+                    .clone()
+                    .zip(self.index.boards(range))
+                    .map(|(i, board)| self.fresh_result(i as usize, &board, families).code())
+                    .collect();
+                (start, codes)
+            })
+            .collect();
+        for (start, codes) in per_chunk {
+            out[start as usize..start as usize + codes.len()].copy_from_slice(&codes);
+        }
+        out
+    }
+
+    fn fresh_result(&self, i: usize, board: &Board, families: &[FamilyPlanes]) -> RuleWdl {
+        let pure = self.pure[i];
+        if pure == Wdl::Draw {
+            return RuleWdl::Draw;
+        }
+        let state = self.shape.fresh(board);
+        let wins = self.class[i] == LOST
+            || families
+                .iter()
+                .find(|f| f.post == state.post)
+                .is_some_and(|f| f.wins(i, &state));
+        match (pure == Wdl::Win, wins) {
+            (true, true) => RuleWdl::Win,
+            (true, false) => RuleWdl::CursedWin,
+            (false, true) => RuleWdl::Loss,
+            (false, false) => RuleWdl::BlessedLoss,
+        }
+    }
+}
+
+impl RuleTable {
+    /// The result of position `index` (`board`) in `state`, for the side to move: what the
+    /// probe computes from the files.
+    pub fn value(&self, index: usize, board: &Board, state: &RuleState, rules: &MoveRules) -> Wdl {
+        let mut moves = Vec::new();
+        legal_moves(board, rules, &mut moves);
+        if moves.is_empty() {
+            return Wdl::Loss;
+        }
+        if state.at_limit() {
+            return Wdl::Draw;
+        }
+        let Some(fresh) = RuleWdl::from_code(self.fresh[index]) else {
+            return Wdl::Draw;
+        };
+        let wins = self
+            .families
+            .iter()
+            .find(|f| f.post == state.post)
+            .is_some_and(|f| f.wins(index, state));
+        match (fresh.pure(), wins) {
+            (Wdl::Win, true) => Wdl::Win,
+            (Wdl::Loss, true) => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+    }
+}
+
+/// Rule tables held in memory, by signature: what a build of rule tables reads its exits from.
+pub struct RuleResults {
+    tables: Vec<std::sync::OnceLock<RuleTable>>,
+}
+
+impl Default for RuleResults {
+    fn default() -> Self {
+        RuleResults {
+            tables: (0..Signature::SLOTS)
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+        }
+    }
+}
+
+impl RuleResults {
+    /// Keeps a solved table.
+    pub fn insert(&self, table: RuleTable) {
+        let _ = self.tables[table.signature.slot()].set(table);
+    }
+
+    /// The table of `signature`, if solved.
+    pub fn get(&self, signature: Signature) -> Option<&RuleTable> {
+        self.tables[signature.slot()].get()
+    }
+}
+
+impl FreshResults for RuleResults {
+    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError> {
+        let signature = Signature::of(board);
+        let table = self.get(signature).ok_or_else(|| {
+            StoreError::Unsupported(format!("rule table {signature} is not solved yet"))
+        })?;
+        let index = TableIndex::new(signature).index(board) as usize;
+        RuleWdl::from_code(table.fresh[index]).ok_or_else(|| {
+            StoreError::Unsupported(format!("rule table {signature}: bad result at {index}"))
+        })
+    }
+}
+
+/// Solves the rule tables of every signature up to `pieces` in memory, from the pure tables in
+/// `pure` (which must hold them all).
+///
+/// # Errors
+///
+/// As [`solve_rule_pair`].
+pub fn solve_rules_in_memory(
+    rules: &MoveRules,
+    draw: &DrawRules,
+    pure: &TableSet,
+    pieces: u32,
+) -> Result<RuleResults, StoreError> {
+    let results = RuleResults::default();
+    for planned in crate::generate::plan(pieces) {
+        for table in solve_rule_pair(rules, draw, pure, &results, planned.signature)? {
+            results.insert(table);
+        }
+    }
+    Ok(results)
+}

@@ -1,0 +1,612 @@
+//! The counted draw rules reduced to what a value depends on (`docs/DRAW_RULES.md` §2): per
+//! material a [`MaterialShape`] (the budgets a fresh position starts with), per game state a
+//! [`RuleState`] (family and remaining budgets in plies), and how the stored thresholds of a rule
+//! table decide a state ([`PlaneKind::wins`]).
+//!
+//! Every running counter is a countdown in plies: a "win within N moves" counter leaves `2N − 1`
+//! plies if the strong side moves first, `2N` if the weak side does, and every ply lowers every
+//! countdown by one. Counters that never reset are summed up by their minimum, `A`; the one that a
+//! man move resets is `Z` (kept at most `A`); a counter that starts on a position condition
+//! splits a material into two families, before it starts (`pre`) and after (`post`).
+
+use std::fmt;
+
+use crate::board::Board;
+use crate::draw_rules::{DrawRules, Limit, LimitOutcome, PositionCond, Strong};
+use crate::geometry::LONG_DIAGONAL;
+use crate::signature::Signature;
+
+/// A stored threshold meaning "never": the winner cannot win under the rules with any budget.
+pub const NEVER: u8 = u8::MAX;
+
+/// The five results of a position under the counted rules, for the side to move, with every count
+/// at its start (as if the material had just arisen).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleWdl {
+    /// Lost under the rules.
+    Loss,
+    /// Lost in the pure game, drawn under the rules.
+    BlessedLoss,
+    /// Drawn in the pure game.
+    Draw,
+    /// Won in the pure game, drawn under the rules.
+    CursedWin,
+    /// Won under the rules.
+    Win,
+}
+
+impl RuleWdl {
+    /// Every result, by code.
+    pub const ALL: [RuleWdl; 5] = [
+        RuleWdl::Loss,
+        RuleWdl::BlessedLoss,
+        RuleWdl::Draw,
+        RuleWdl::CursedWin,
+        RuleWdl::Win,
+    ];
+
+    /// The name used in reports and JSON (`win`, `cursed-win`, `draw`, `blessed-loss`, `loss`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            RuleWdl::Loss => "loss",
+            RuleWdl::BlessedLoss => "blessed-loss",
+            RuleWdl::Draw => "draw",
+            RuleWdl::CursedWin => "cursed-win",
+            RuleWdl::Win => "win",
+        }
+    }
+
+    /// The code stored in a rule table (0–4, in the order of [`RuleWdl::ALL`]).
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The result stored as `code`.
+    pub fn from_code(code: u8) -> Option<RuleWdl> {
+        RuleWdl::ALL.get(usize::from(code)).copied()
+    }
+
+    /// The result the rules give: win, draw or loss.
+    pub const fn wdl(self) -> crate::Wdl {
+        match self {
+            RuleWdl::Loss => crate::Wdl::Loss,
+            RuleWdl::Win => crate::Wdl::Win,
+            _ => crate::Wdl::Draw,
+        }
+    }
+
+    /// The pure game's result.
+    pub const fn pure(self) -> crate::Wdl {
+        match self {
+            RuleWdl::Loss | RuleWdl::BlessedLoss => crate::Wdl::Loss,
+            RuleWdl::Draw => crate::Wdl::Draw,
+            RuleWdl::CursedWin | RuleWdl::Win => crate::Wdl::Win,
+        }
+    }
+}
+
+impl fmt::Display for RuleWdl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A reading of the rules the solver does not implement yet.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("draw rules not supported by the rule-aware tables: {0}")]
+pub struct UnsupportedRules(pub &'static str);
+
+/// The counter that starts on a position condition, as one material sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConditionShape {
+    /// The condition.
+    pub condition: PositionCond,
+    /// The strong side is the side to move.
+    pub strong_is_mover: bool,
+    /// Its countdown in plies when it starts in a position of this signature.
+    pub budget: u16,
+}
+
+impl ConditionShape {
+    /// Whether the condition holds on `board` (a position of this signature).
+    pub fn holds(&self, board: &Board) -> bool {
+        let (strong_kings, weak_kings) = if self.strong_is_mover {
+            (board.kings, board.opp_kings)
+        } else {
+            (board.opp_kings, board.kings)
+        };
+        match self.condition {
+            PositionCond::WeakKingOnLongDiagonal => weak_kings & LONG_DIAGONAL != 0,
+            PositionCond::StrongKingOnLongDiagonal => strong_kings & LONG_DIAGONAL != 0,
+        }
+    }
+}
+
+/// How one material's counters reduce (DRAW_RULES.md §2.2), for a signature from the mover's view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaterialShape {
+    /// Countdown of the counters that never reset, when the material arises here (`None`: none).
+    pub a_full: Option<u16>,
+    /// Countdown of the counter a man move restarts, if it can ever decide (`None`: none, or it
+    /// never runs out before `A`).
+    pub z_full: Option<u16>,
+    /// The counter that starts on a position condition.
+    pub condition: Option<ConditionShape>,
+}
+
+/// How a counter takes part in a material: in `A`, as `Z`, as the condition, or not at all.
+enum Role {
+    A,
+    Z,
+    Condition,
+    Dead,
+}
+
+impl MaterialShape {
+    /// The shape of `signature` under `rules`.
+    ///
+    /// # Errors
+    ///
+    /// [`UnsupportedRules`] for interpretations the tables do not implement yet.
+    pub fn of(rules: &DrawRules, signature: Signature) -> Result<MaterialShape, UnsupportedRules> {
+        check_supported(rules)?;
+        let mut shape = MaterialShape {
+            a_full: None,
+            z_full: None,
+            condition: None,
+        };
+        for (counter, strong) in rules.active(&signature) {
+            let strong_to_move = strong == Strong::Mover;
+            let budget = counter.budget(strong_to_move);
+            match role(counter, &signature) {
+                Role::A => shape.a_full = Some(shape.a_full.map_or(budget, |a| a.min(budget))),
+                Role::Z => shape.z_full = Some(shape.z_full.map_or(budget, |z| z.min(budget))),
+                Role::Condition => {
+                    if shape.condition.is_some() {
+                        return Err(UnsupportedRules("two position conditions in one material"));
+                    }
+                    shape.condition = Some(ConditionShape {
+                        condition: counter.condition.expect("a condition counter"),
+                        strong_is_mover: strong_to_move,
+                        budget,
+                    });
+                }
+                Role::Dead => {}
+            }
+        }
+        // Z never below A in any state: a reset sets it to its full value, at least A's.
+        if let (Some(z), Some(a)) = (shape.z_full, shape.a_full) {
+            let flip_a = MaterialShape::a_full_only(rules, signature.flipped());
+            if z >= a && flip_a.is_none_or(|f| z >= f) {
+                shape.z_full = None;
+            }
+        }
+        Ok(shape)
+    }
+
+    /// `a_full` alone (without the dominance check, which looks at the colour flip).
+    fn a_full_only(rules: &DrawRules, signature: Signature) -> Option<u16> {
+        rules
+            .active(&signature)
+            .filter(|(c, _)| matches!(role(c, &signature), Role::A))
+            .map(|(c, s)| c.budget(s == Strong::Mover))
+            .min()
+    }
+
+    /// No counter can decide anything in this material: values only depend on its exits.
+    pub const fn is_clockless(&self) -> bool {
+        self.a_full.is_none() && self.z_full.is_none() && self.condition.is_none()
+    }
+
+    /// The state of `board` with every count at its start.
+    pub fn fresh(&self, board: &Board) -> RuleState {
+        let post = self.condition.is_some_and(|c| c.holds(board));
+        let a = match (self.a_full, post) {
+            (a, false) => a,
+            (a, true) => {
+                let c = self.condition.map(|c| c.budget);
+                min_opt(a, c)
+            }
+        };
+        RuleState {
+            post,
+            a,
+            z: min_opt_clamped(self.z_full, a),
+        }
+    }
+}
+
+/// Readings the rule-aware tables implement.
+fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
+    let i = &rules.interpretation;
+    if i.r4_limit_outcome != LimitOutcome::Draw {
+        return Err(UnsupportedRules(
+            "r4_limit_outcome = PureValue (the limit is not a draw)",
+        ));
+    }
+    if i.forcada_restart_on_leave {
+        return Err(UnsupportedRules("forcada_restart_on_leave = true"));
+    }
+    if !i.forcada_start_if_occupied {
+        return Err(UnsupportedRules("forcada_start_if_occupied = false"));
+    }
+    Ok(())
+}
+
+fn role(counter: &crate::draw_rules::DrawCounter, signature: &Signature) -> Role {
+    if counter.condition.is_some() {
+        return Role::Condition;
+    }
+    if !counter.resets_on_man_move {
+        return Role::A;
+    }
+    let men = signature.mover_men + signature.opp_men;
+    let both_have_kings = signature.mover_kings > 0 && signature.opp_kings > 0;
+    if !both_have_kings {
+        // A side without kings moves a man every turn: the count never passes 1.
+        Role::Dead
+    } else if men == 0 {
+        // Nothing can reset it: it runs from the material's start like the others.
+        Role::A
+    } else {
+        Role::Z
+    }
+}
+
+fn min_opt(a: Option<u16>, b: Option<u16>) -> Option<u16> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+fn min_opt_clamped(z: Option<u16>, a: Option<u16>) -> Option<u16> {
+    z.map(|z| a.map_or(z, |a| z.min(a)))
+}
+
+/// The state a value depends on: the family (the condition counter has started or not) and the
+/// plies left before the first limit (`A`: counters that never reset; `Z`: the one a man move
+/// restarts, at most `A`). `None` is unlimited. A state with a budget at 0 is at a limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuleState {
+    /// The condition counter has started.
+    pub post: bool,
+    /// Plies left on the counters that never reset.
+    pub a: Option<u16>,
+    /// Plies left on the counter a man move restarts.
+    pub z: Option<u16>,
+}
+
+impl RuleState {
+    /// A limit has been reached: the game is drawn unless the side to move has no move.
+    pub fn at_limit(&self) -> bool {
+        self.a == Some(0) || self.z == Some(0)
+    }
+}
+
+/// Why running counts cannot occur in a game, or name no counter.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CountsError {
+    /// A counter id that does not apply to this material.
+    #[error(
+        "counter {id:?} does not apply to this material ({signature}); its counters are: {known}"
+    )]
+    UnknownCounter {
+        /// The id given.
+        id: String,
+        /// The material.
+        signature: Signature,
+        /// The ids that apply, comma-separated.
+        known: String,
+    },
+    /// A count past its limit.
+    #[error("count {id}={count} is past its limit of {limit} plies")]
+    PastLimit {
+        /// The counter.
+        id: &'static str,
+        /// The count given.
+        count: u16,
+        /// Its limit in plies.
+        limit: u16,
+    },
+    /// Counts that no game can produce.
+    #[error("inconsistent counts: {0}")]
+    Inconsistent(String),
+}
+
+/// The state of `board` with the given running counts: for each counter, plies since it started
+/// (`None`: not started, only for a counter that starts on a condition). Counters not listed are
+/// at their start: 0, or for a condition counter, started now if its condition holds and not
+/// started otherwise.
+///
+/// # Errors
+///
+/// [`CountsError`] if a counter does not apply, a count is past its limit, or the counts
+/// contradict each other (a count that never resets larger than the material's, two material
+/// counts that differ, a condition that holds but a counter not started, a kings-only count above
+/// 1 where a side has no king).
+pub fn state_from_counts(
+    rules: &DrawRules,
+    board: &Board,
+    counts: &[(&str, Option<u16>)],
+) -> Result<RuleState, CountsError> {
+    let signature = Signature::of(board);
+    let active: Vec<_> = rules.active(&signature).collect();
+    for (id, _) in counts {
+        if !active.iter().any(|(c, _)| c.id == *id) {
+            return Err(CountsError::UnknownCounter {
+                id: (*id).to_string(),
+                signature,
+                known: active
+                    .iter()
+                    .map(|(c, _)| c.id)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    let given = |id: &str| counts.iter().find(|(c, _)| *c == id).map(|&(_, n)| n);
+    let mut state = RuleState {
+        post: false,
+        a: None,
+        z: None,
+    };
+    let mut material_count: Option<(&'static str, u16)> = None;
+    let mut bounded_by_material: Vec<(&'static str, u16)> = Vec::new();
+    for (counter, strong) in &active {
+        let strong_to_move = *strong == Strong::Mover;
+        let count = match (given(counter.id), counter.condition) {
+            (Some(count), _) => count,
+            (None, None) => Some(0),
+            (None, Some(condition)) => {
+                let shape = ConditionShape {
+                    condition,
+                    strong_is_mover: strong_to_move,
+                    budget: 0,
+                };
+                shape.holds(board).then_some(0)
+            }
+        };
+        let role = role(counter, &signature);
+        let Some(plies) = count else {
+            if !matches!(role, Role::Condition) {
+                return Err(CountsError::Inconsistent(format!(
+                    "{} starts with its material and cannot be 'not started'",
+                    counter.id
+                )));
+            }
+            let shape = ConditionShape {
+                condition: counter.condition.expect("a condition counter"),
+                strong_is_mover: strong_to_move,
+                budget: 0,
+            };
+            if shape.holds(board) {
+                return Err(CountsError::Inconsistent(format!(
+                    "the condition of {} holds in this position, so its count has started \
+                     (give {}=0 or more)",
+                    counter.id, counter.id
+                )));
+            }
+            continue;
+        };
+        let limit_plies = match counter.limit {
+            Limit::Plies(plies) => plies,
+            Limit::StrongMoves(n) => 2 * u16::from(n),
+        };
+        if plies > limit_plies {
+            return Err(CountsError::PastLimit {
+                id: counter.id,
+                count: plies,
+                limit: limit_plies,
+            });
+        }
+        let left = remaining(counter.limit, plies, strong_to_move);
+        match role {
+            Role::Dead => {
+                if plies > 1 {
+                    return Err(CountsError::Inconsistent(format!(
+                        "{}={plies}, but a side without a king moves a man every turn, so this \
+                         count never passes 1",
+                        counter.id
+                    )));
+                }
+            }
+            Role::A if !counter.resets_on_man_move => {
+                if let Some((other, n)) = material_count {
+                    if n != plies {
+                        return Err(CountsError::Inconsistent(format!(
+                            "{other}={n} and {}={plies} both count from the material's start",
+                            counter.id
+                        )));
+                    }
+                }
+                material_count = Some((counter.id, plies));
+                state.a = min_opt(state.a, Some(left));
+            }
+            Role::A => {
+                bounded_by_material.push((counter.id, plies));
+                state.a = min_opt(state.a, Some(left));
+            }
+            Role::Z => {
+                bounded_by_material.push((counter.id, plies));
+                state.z = min_opt(state.z, Some(left));
+            }
+            Role::Condition => {
+                bounded_by_material.push((counter.id, plies));
+                state.post = true;
+                state.a = min_opt(state.a, Some(left));
+            }
+        }
+    }
+    if let Some((material, n)) = material_count {
+        for (id, plies) in bounded_by_material {
+            if plies > n {
+                return Err(CountsError::Inconsistent(format!(
+                    "{id}={plies} exceeds {material}={n}, the plies since the material arose"
+                )));
+            }
+        }
+    }
+    // A dominated Z (see `MaterialShape::of`) is dropped the same way.
+    let shape = MaterialShape::of(rules, signature)
+        .map_err(|e| CountsError::Inconsistent(e.to_string()))?;
+    if shape.z_full.is_none() {
+        state.z = None;
+    }
+    state.z = min_opt_clamped(state.z, state.a);
+    Ok(state)
+}
+
+/// Plies left before a counter's limit, `plies` after it started (DRAW_RULES.md §1.3). With the
+/// strong side to move it has made `floor(plies / 2)` moves, otherwise `ceil(plies / 2)`.
+fn remaining(limit: Limit, plies: u16, strong_to_move: bool) -> u16 {
+    match limit {
+        Limit::Plies(l) => l.saturating_sub(plies),
+        Limit::StrongMoves(n) => {
+            let n = u16::from(n);
+            if strong_to_move {
+                (2 * n).saturating_sub(2 * (plies / 2) + 1)
+            } else {
+                (2 * n).saturating_sub(2 * plies.div_ceil(2))
+            }
+        }
+    }
+}
+
+/// What the planes of one family of a rule table store, per position, for the pure winner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlaneKind {
+    /// Plane `k` holds the least `Z` with which the winner wins when `A = k` (planes past the
+    /// last equal the last).
+    LayersAz,
+    /// One plane: the least `A` with which the winner wins.
+    ThresholdA,
+    /// One plane: the least `Z` with which the winner wins.
+    ThresholdZ,
+    /// One plane: with no count running, the winner's fewest plies (the loser's most) to an
+    /// exit that keeps the win; [`NEVER`] if none does.
+    Distance,
+}
+
+impl PlaneKind {
+    /// The kind for a family where `A` and `Z` are (or are not) in force.
+    pub const fn for_budgets(a: bool, z: bool) -> PlaneKind {
+        match (a, z) {
+            (true, true) => PlaneKind::LayersAz,
+            (true, false) => PlaneKind::ThresholdA,
+            (false, true) => PlaneKind::ThresholdZ,
+            (false, false) => PlaneKind::Distance,
+        }
+    }
+
+    /// The code stored in a rule table.
+    pub const fn code(self) -> u8 {
+        match self {
+            PlaneKind::LayersAz => 1,
+            PlaneKind::ThresholdA => 2,
+            PlaneKind::ThresholdZ => 3,
+            PlaneKind::Distance => 4,
+        }
+    }
+
+    /// The kind stored as `code`.
+    pub const fn from_code(code: u8) -> Option<PlaneKind> {
+        Some(match code {
+            1 => PlaneKind::LayersAz,
+            2 => PlaneKind::ThresholdA,
+            3 => PlaneKind::ThresholdZ,
+            4 => PlaneKind::Distance,
+            _ => return None,
+        })
+    }
+
+    /// Which plane holds the answer for budget `a` (`planes` of them stored).
+    pub fn plane_for(self, a: Option<u16>, planes: usize) -> usize {
+        match (self, a) {
+            (PlaneKind::LayersAz, Some(a)) => usize::from(a).min(planes.saturating_sub(1)),
+            _ => 0,
+        }
+    }
+
+    /// Whether the pure winner wins in `state` (not at a limit), given the stored entry of the
+    /// plane [`PlaneKind::plane_for`] chose.
+    pub fn wins(self, entry: u8, state: &RuleState) -> bool {
+        if entry == NEVER {
+            return false;
+        }
+        let entry = u16::from(entry);
+        match self {
+            PlaneKind::LayersAz | PlaneKind::ThresholdZ => state.z.is_some_and(|z| entry <= z),
+            PlaneKind::ThresholdA => state.a.is_some_and(|a| entry <= a),
+            PlaneKind::Distance => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draw_rules::{DrawPreset, Interpretation};
+
+    fn shape(preset: DrawPreset, signature: &str) -> MaterialShape {
+        let rules = DrawRules::new(preset, Interpretation::default());
+        MaterialShape::of(&rules, signature.parse().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn shapes_follow_the_design_table() {
+        use DrawPreset::{Cbd, Fmjd64, Fpd, Spanish};
+        // Russian KKK v K: A is rule 1 (29 plies, strong to move), rule 4 a condition.
+        let s = shape(Fmjd64, "KKKvK");
+        assert_eq!((s.a_full, s.z_full), (Some(29), None));
+        assert_eq!(
+            s.condition.map(|c| (c.budget, c.strong_is_mover)),
+            Some((9, true))
+        );
+        let s = shape(Fmjd64, "KvKKK");
+        assert_eq!(s.a_full, Some(30));
+        assert_eq!(s.condition.map(|c| c.budget), Some(10));
+        // Both have kings and men: A = rule 3 (60), Z = rule 2 (30).
+        let s = shape(Fmjd64, "KMvK");
+        assert_eq!(
+            (s.a_full, s.z_full),
+            (Some(9), None),
+            "rule 5 dominates rule 2"
+        );
+        let s = shape(Fmjd64, "KKvKM");
+        assert_eq!((s.a_full, s.z_full), (Some(60), Some(30)));
+        // A side without a king: nothing runs.
+        assert!(shape(Fmjd64, "MvK").is_clockless());
+        assert!(shape(Fmjd64, "KMvM").is_clockless());
+        // CBD K K M v K: Z (40) before the lone king reaches the diagonal, A = 10 after.
+        let s = shape(Cbd, "KKMvK");
+        assert_eq!((s.a_full, s.z_full), (None, Some(40)));
+        assert_eq!(s.condition.map(|c| c.budget), Some(10));
+        // Portuguese K K K v K: no clock before the river is occupied.
+        let s = shape(Fpd, "KKKvK");
+        assert_eq!((s.a_full, s.z_full), (None, None));
+        assert_eq!(s.condition.map(|c| c.budget), Some(23));
+        assert_eq!(shape(Fpd, "KvKKK").condition.map(|c| c.budget), Some(24));
+        assert_eq!(
+            shape(Spanish, "KKKvK").condition.map(|c| c.budget),
+            Some(25)
+        );
+    }
+
+    #[test]
+    fn remaining_plies_fall_by_one_each_ply() {
+        let n = Limit::StrongMoves(5);
+        // Started with the strong side to move: plies 0, 1, 2 alternate strong, weak, strong.
+        assert_eq!(remaining(n, 0, true), 9);
+        assert_eq!(remaining(n, 1, false), 8);
+        assert_eq!(remaining(n, 2, true), 7);
+        // Started with the weak side to move.
+        assert_eq!(remaining(n, 0, false), 10);
+        assert_eq!(remaining(n, 1, true), 9);
+        // The strong side's fifth move made: at the limit.
+        assert_eq!(remaining(n, 9, false), 0);
+        assert_eq!(remaining(n, 10, false), 0);
+        assert_eq!(remaining(Limit::Plies(30), 12, true), 18);
+    }
+}
