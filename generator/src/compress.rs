@@ -263,7 +263,7 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
 }
 
 /// Writes `bytes` atomically: a temporary file, fsynced, then renamed into place.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_error(parent))?;
     let mut temporary = path.as_os_str().to_owned();

@@ -4,6 +4,7 @@
 pub mod compress;
 pub mod generate;
 pub mod progress;
+pub mod rule_files;
 pub mod rule_solve;
 pub mod solve;
 pub mod store;

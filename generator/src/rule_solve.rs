@@ -23,7 +23,7 @@ use std::sync::Mutex;
 
 use dprobe::{
     legal_moves, Board, ConditionShape, DrawRules, MaterialShape, Move, MoveRules, PlaneKind,
-    RuleState, RuleWdl, Signature, TableIndex, Wdl, NEVER,
+    RuleState, RuleWdl, Signature, TableIndex, Value, Wdl, NEVER,
 };
 use rayon::prelude::*;
 
@@ -236,6 +236,7 @@ fn build_graph(
             .get_or_insert(error);
     };
     let children = Children {
+        pure: pure.table(signature.flipped())?,
         index: TableIndex::new(signature.flipped()),
         side: child_side,
         // The same material with the other side to move: the strong side swaps roles.
@@ -321,6 +322,8 @@ fn build_graph(
 
 /// What a side needs to know about the children of its positions.
 struct Children<'a> {
+    /// The pure table of the children.
+    pure: &'a crate::store::Table,
     /// Index of the children inside the material (the colour flip).
     index: TableIndex,
     /// Which side of the pair they are on.
@@ -369,7 +372,13 @@ impl Children<'_> {
                 bad_exit |= !good;
             } else {
                 inside = true;
-                let mut edge = self.index.index(&child) as u32;
+                let child_index = self.index.index(&child);
+                // The winner moving only wants children it still wins in the pure game (the
+                // rules never create wins); every child of the loser is one.
+                if mover_wins && !matches!(self.pure.value(child_index), Some(Value::Loss(_))) {
+                    continue;
+                }
+                let mut edge = child_index as u32;
                 if board.men & (1 << mv.from) != 0 {
                     edge |= EDGE_MAN;
                 }
@@ -674,37 +683,10 @@ impl SideGraph {
     }
 }
 
-impl RuleTable {
-    /// The result of position `index` (`board`) in `state`, for the side to move: what the
-    /// probe computes from the files.
-    pub fn value(&self, index: usize, board: &Board, state: &RuleState, rules: &MoveRules) -> Wdl {
-        let mut moves = Vec::new();
-        legal_moves(board, rules, &mut moves);
-        if moves.is_empty() {
-            return Wdl::Loss;
-        }
-        if state.at_limit() {
-            return Wdl::Draw;
-        }
-        let Some(fresh) = RuleWdl::from_code(self.fresh[index]) else {
-            return Wdl::Draw;
-        };
-        let wins = self
-            .families
-            .iter()
-            .find(|f| f.post == state.post)
-            .is_some_and(|f| f.wins(index, state));
-        match (fresh.pure(), wins) {
-            (Wdl::Win, true) => Wdl::Win,
-            (Wdl::Loss, true) => Wdl::Loss,
-            _ => Wdl::Draw,
-        }
-    }
-}
-
-/// Rule tables held in memory, by signature: what a build of rule tables reads its exits from.
+/// Fresh rule results held in memory, by signature: what a build of rule tables reads its exits
+/// from (one byte per position).
 pub struct RuleResults {
-    tables: Vec<std::sync::OnceLock<RuleTable>>,
+    tables: Vec<std::sync::OnceLock<Vec<u8>>>,
 }
 
 impl Default for RuleResults {
@@ -718,14 +700,14 @@ impl Default for RuleResults {
 }
 
 impl RuleResults {
-    /// Keeps a solved table.
-    pub fn insert(&self, table: RuleTable) {
-        let _ = self.tables[table.signature.slot()].set(table);
+    /// Keeps the fresh results of `signature`.
+    pub fn insert(&self, signature: Signature, fresh: Vec<u8>) {
+        let _ = self.tables[signature.slot()].set(fresh);
     }
 
-    /// The table of `signature`, if solved.
-    pub fn get(&self, signature: Signature) -> Option<&RuleTable> {
-        self.tables[signature.slot()].get()
+    /// The fresh results of `signature`, if known.
+    pub fn get(&self, signature: Signature) -> Option<&[u8]> {
+        self.tables[signature.slot()].get().map(Vec::as_slice)
     }
 }
 
@@ -736,29 +718,8 @@ impl FreshResults for RuleResults {
             StoreError::Unsupported(format!("rule table {signature} is not solved yet"))
         })?;
         let index = TableIndex::new(signature).index(board) as usize;
-        RuleWdl::from_code(table.fresh[index]).ok_or_else(|| {
+        RuleWdl::from_code(table[index]).ok_or_else(|| {
             StoreError::Unsupported(format!("rule table {signature}: bad result at {index}"))
         })
     }
-}
-
-/// Solves the rule tables of every signature up to `pieces` in memory, from the pure tables in
-/// `pure` (which must hold them all).
-///
-/// # Errors
-///
-/// As [`solve_rule_pair`].
-pub fn solve_rules_in_memory(
-    rules: &MoveRules,
-    draw: &DrawRules,
-    pure: &TableSet,
-    pieces: u32,
-) -> Result<RuleResults, StoreError> {
-    let results = RuleResults::default();
-    for planned in crate::generate::plan(pieces) {
-        for table in solve_rule_pair(rules, draw, pure, &results, planned.signature)? {
-            results.insert(table);
-        }
-    }
-    Ok(results)
 }

@@ -22,6 +22,51 @@ pub enum DrawPreset {
     Spanish,
 }
 
+impl DrawPreset {
+    /// Every preset.
+    pub const ALL: [DrawPreset; 5] = [
+        DrawPreset::None,
+        DrawPreset::Fmjd64,
+        DrawPreset::Cbd,
+        DrawPreset::Fpd,
+        DrawPreset::Spanish,
+    ];
+
+    /// The name used on the command line and for the rule tables' directory.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DrawPreset::None => "none",
+            DrawPreset::Fmjd64 => "fmjd64",
+            DrawPreset::Cbd => "cbd",
+            DrawPreset::Fpd => "fpd",
+            DrawPreset::Spanish => "spanish",
+        }
+    }
+
+    /// The code stored in rule table files.
+    pub const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The preset stored as `code`.
+    pub fn from_code(code: u8) -> Option<DrawPreset> {
+        DrawPreset::ALL.get(usize::from(code)).copied()
+    }
+}
+
+impl std::str::FromStr for DrawPreset {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        DrawPreset::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| {
+                format!("unknown draw rules {name:?}: expected none, fmjd64, cbd, fpd or spanish")
+            })
+    }
+}
+
 /// Who must win within the limit: the side to move, its opponent, or both (rules that count
 /// both sides' moves, and king against king).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -403,6 +448,34 @@ impl DrawRules {
             }
         }
         rules
+    }
+
+    /// A number that changes with any setting that changes values: stored in rule tables so
+    /// that a table is never read under other rules.
+    pub fn fingerprint(&self) -> u64 {
+        let i = &self.interpretation;
+        let bytes = [
+            self.preset.code(),
+            i.r4_limit_outcome as u8,
+            u8::from(i.r1_requires_no_men),
+            u8::from(i.forcada_exactly_three_kings),
+            u8::from(i.forcada_restart_on_leave),
+            u8::from(i.forcada_start_if_occupied),
+            i.forcada_moves,
+            i.spanish_three_kings_moves,
+            u8::from(i.kings_rule_excludes_three_kings),
+        ];
+        xxhash_rust::xxh3::xxh3_64(&bytes)
+    }
+
+    /// The directory name of these rules' tables: the preset's name, followed by the
+    /// fingerprint if the interpretation is not RULES.md's.
+    pub fn directory_name(&self) -> String {
+        if self.interpretation == Interpretation::default() {
+            self.preset.name().to_string()
+        } else {
+            format!("{}-{:016x}", self.preset.name(), self.fingerprint())
+        }
     }
 
     /// The counters that apply to a material, each with its strong side.

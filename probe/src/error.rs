@@ -62,6 +62,40 @@ pub enum ProbeError {
     /// The position cannot occur (see [`crate::Board::is_valid`]).
     #[error("invalid position: {0}")]
     InvalidPosition(&'static str),
+    /// The position needs a rule table that none of the added directories holds.
+    #[error(
+        "missing rule table {signature} ({rules} rules, {draw_rules} draw rules); build it with \
+         `dtb generate --pieces {pieces}` and add its directory"
+    )]
+    MissingRuleTable {
+        /// The signature of the table, from the mover's view.
+        signature: Signature,
+        /// The rule set.
+        rules: &'static str,
+        /// The draw rules' directory name.
+        draw_rules: String,
+        /// Its number of pieces.
+        pieces: u32,
+    },
+    /// A rule table built under other draw rules (another preset or interpretation).
+    #[error(
+        "{path}: built under other draw rules (fingerprint {found:016x}, expected {expected:016x}); \
+         build the tables for these rules with `dtb generate`"
+    )]
+    DrawRulesMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The fingerprint in the file.
+        found: u64,
+        /// The fingerprint of the rules probed with.
+        expected: u64,
+    },
+    /// Running counts that do not fit the position.
+    #[error(transparent)]
+    Counts(#[from] crate::rule_state::CountsError),
+    /// Draw rules the rule tables do not implement.
+    #[error(transparent)]
+    UnsupportedRules(#[from] crate::rule_state::UnsupportedRules),
     /// A table file is damaged, truncated or not the expected table.
     #[error(transparent)]
     Corrupted(#[from] CorruptedTable),

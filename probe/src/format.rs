@@ -76,6 +76,8 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 enum Bytes {
     Mapped(Mmap),
     Owned(Vec<u8>),
+    /// A section of a mapped file holding several tables (a rule table file).
+    Section(Arc<Mmap>, std::ops::Range<usize>),
 }
 
 impl Bytes {
@@ -83,6 +85,7 @@ impl Bytes {
         match self {
             Bytes::Mapped(map) => map,
             Bytes::Owned(bytes) => bytes,
+            Bytes::Section(map, range) => &map[range.clone()],
         }
     }
 }
@@ -150,6 +153,15 @@ impl TableFile {
         bytes: Vec<u8>,
     ) -> Result<TableFile, CorruptedTable> {
         TableFile::parse(name.into(), Bytes::Owned(bytes))
+    }
+
+    /// Reads a table stored in `range` of a mapped file (`range` must lie inside it).
+    pub(crate) fn from_section(
+        path: PathBuf,
+        map: Arc<Mmap>,
+        range: std::ops::Range<usize>,
+    ) -> Result<TableFile, CorruptedTable> {
+        TableFile::parse(path, Bytes::Section(map, range))
     }
 
     fn parse(path: PathBuf, bytes: Bytes) -> Result<TableFile, CorruptedTable> {

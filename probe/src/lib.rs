@@ -26,6 +26,7 @@ mod index;
 mod movegen;
 mod notation;
 mod perft;
+mod rule_file;
 mod rule_state;
 mod signature;
 mod tablebase;
@@ -43,12 +44,15 @@ pub use index::{binomial, positions_with_pieces, MenRank, TableIndex};
 pub use movegen::{count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths};
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;
+pub use rule_file::{
+    RuleFile, SectionRole, RULE_FORMAT_VERSION, RULE_HEADER_LEN, RULE_MAGIC, RULE_SECTION_LEN,
+};
 pub use rule_state::{
     state_from_counts, ConditionShape, CountsError, MaterialShape, PlaneKind, RuleState, RuleWdl,
     UnsupportedRules, NEVER,
 };
 pub use signature::{BadSignature, Signature};
-pub use tablebase::Tablebase;
+pub use tablebase::{RuleMove, RuleProbe, Tablebase};
 pub use value::{Value, Wdl};
 pub use variant::{
     CapturePrecedence, MoveRules, Notation, Numbering, PromotionInCapture, RuleSetId,

@@ -279,6 +279,30 @@ pub struct RuleState {
 }
 
 impl RuleState {
+    /// The state after a move that neither captures nor crowns, to `child` (a position of the
+    /// same material, whose shape is `child_shape`); `man`: the move was a man's.
+    pub fn after(&self, child_shape: &MaterialShape, child: &Board, man: bool) -> RuleState {
+        let a = self.a.map(|a| a.saturating_sub(1));
+        let mut z = match (self.z, child_shape.z_full) {
+            (Some(_), Some(full)) if man => Some(full),
+            (z, _) => z.map(|z| z.saturating_sub(1)),
+        };
+        let mut next = RuleState {
+            post: self.post,
+            a,
+            z,
+        };
+        if !self.post {
+            if let Some(condition) = child_shape.condition.filter(|c| c.holds(child)) {
+                next.post = true;
+                next.a = min_opt(next.a, Some(condition.budget));
+            }
+        }
+        z = min_opt_clamped(z, next.a);
+        next.z = z;
+        next
+    }
+
     /// A limit has been reached: the game is drawn unless the side to move has no move.
     pub fn at_limit(&self) -> bool {
         self.a == Some(0) || self.z == Some(0)

@@ -7,9 +7,12 @@ use std::sync::{Arc, OnceLock};
 
 use crate::board::{Board, Move, Position};
 use crate::cache::BlockCache;
+use crate::draw_rules::DrawRules;
 use crate::error::{Corruption, ProbeError, TableKind};
 use crate::format::{decode_dtw, decode_wdl, TableFile, MAX_TABLE_PIECES};
 use crate::movegen::{has_capture, legal_moves};
+use crate::rule_file::RuleFile;
+use crate::rule_state::{state_from_counts, MaterialShape, RuleState, RuleWdl};
 use crate::signature::Signature;
 use crate::value::{Value, Wdl};
 use crate::variant::Variant;
@@ -25,6 +28,43 @@ const TYPICAL_BLOCK_BYTES: usize = 8 << 10;
 
 fn slot(signature: Signature, kind: TableKind) -> usize {
     (signature.slot() << 1) | kind as usize
+}
+
+/// A registered rule table file, opened on first use.
+struct RuleEntry {
+    path: PathBuf,
+    signature: Signature,
+    file: OnceLock<Result<RuleFile, ProbeError>>,
+}
+
+/// Cache ids of rule table sections: above every ordinary file's id.
+const RULE_CACHE_BASE: u32 = 1 << 31;
+
+/// The result of a rule-aware probe ([`Tablebase::probe_rules`]), for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleProbe {
+    /// The pure game's result (no counted rules).
+    pub pure: Wdl,
+    /// The result under the counted rules with every count at its start (as if the material
+    /// had just arisen here).
+    pub result: RuleWdl,
+    /// The result under the counted rules with the counts given.
+    pub now: Wdl,
+    /// The counts given, reduced: plies left on the counters (`A`: those that never reset,
+    /// `Z`: the one a man move restarts) and whether the condition counter has started.
+    pub state: RuleState,
+}
+
+/// One legal move with its results under the counted rules, from the view of the side playing
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleMove {
+    /// The move (as [`Position::legal_moves`] gives it).
+    pub mv: Move,
+    /// The move's result with every count at its start before it.
+    pub result: RuleWdl,
+    /// The move's result with the counts given.
+    pub now: Wdl,
 }
 
 /// A registered file, opened on first use.
@@ -76,6 +116,10 @@ fn with_move_list<R>(f: impl FnOnce(&mut Vec<Move>) -> R) -> R {
 /// ```
 pub struct Tablebase {
     variant: Variant,
+    draw_rules: DrawRules,
+    dirs: Vec<PathBuf>,
+    rule_entries: Vec<RuleEntry>,
+    rule_slots: Vec<u32>,
     entries: Vec<Entry>,
     slots: Vec<u32>,
     max_pieces: u32,
@@ -87,6 +131,10 @@ impl Tablebase {
     pub fn new(variant: Variant) -> Tablebase {
         Tablebase {
             variant,
+            draw_rules: variant.draw_rules(),
+            dirs: Vec::new(),
+            rule_entries: Vec::new(),
+            rule_slots: vec![NO_FILE; Signature::SLOTS],
             entries: Vec::new(),
             slots: vec![NO_FILE; SLOTS],
             max_pieces: 0,
@@ -126,7 +174,8 @@ impl Tablebase {
                 source: Arc::new(source),
             }
         };
-        let mut added = 0;
+        let mut added = self.add_rule_directory(dir)?;
+        self.dirs.push(dir.to_path_buf());
         let nested = dir.join(self.variant.moves.id.name());
         let mut dirs = vec![dir.to_path_buf()];
         if nested.is_dir() {
@@ -156,6 +205,298 @@ impl Tablebase {
             }
         }
         Ok(added)
+    }
+
+    /// The counted draw rules probed with (the variant's, RULES.md's reading, by default).
+    pub fn draw_rules(&self) -> &DrawRules {
+        &self.draw_rules
+    }
+
+    /// Probes under other counted draw rules (another preset, such as FMJD-64 for Brazilian, or
+    /// another interpretation): rule tables are then looked for in the rules' own directory
+    /// (`<dir>/<rule set>/<draw rules>/`) of every directory added.
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Io`] if an added directory can no longer be read.
+    pub fn set_draw_rules(&mut self, rules: DrawRules) -> Result<(), ProbeError> {
+        self.draw_rules = rules;
+        self.rule_entries.clear();
+        self.rule_slots.fill(NO_FILE);
+        for dir in self.dirs.clone() {
+            self.add_rule_directory(&dir)?;
+        }
+        Ok(())
+    }
+
+    /// Registers the rule tables (`*.rules`) of the current draw rules under `dir`.
+    fn add_rule_directory(&mut self, dir: &Path) -> Result<usize, ProbeError> {
+        let rule_dir = dir
+            .join(self.variant.moves.id.name())
+            .join(self.draw_rules.directory_name());
+        if !rule_dir.is_dir() {
+            return Ok(0);
+        }
+        let mut names: Vec<PathBuf> = fs::read_dir(&rule_dir)
+            .map_err(|source| ProbeError::Io {
+                path: rule_dir.clone(),
+                source: Arc::new(source),
+            })?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .collect();
+        names.sort();
+        let mut added = 0;
+        for path in names {
+            let Some(signature) = rule_table_name(&path) else {
+                continue;
+            };
+            let slot = &mut self.rule_slots[signature.slot()];
+            if *slot == NO_FILE {
+                *slot = self.rule_entries.len() as u32;
+                self.rule_entries.push(RuleEntry {
+                    path,
+                    signature,
+                    file: OnceLock::new(),
+                });
+                added += 1;
+            }
+        }
+        Ok(added)
+    }
+
+    /// The result under the counted draw rules ([`Tablebase::draw_rules`]) with the running
+    /// `counts`: per counter id, plies since it started (`None`: not started, for a counter
+    /// that starts on a position condition). Counters not listed are at their start.
+    ///
+    /// ```no_run
+    /// use dprobe::{Position, Tablebase, Variant, Wdl, RuleWdl};
+    ///
+    /// let mut tables = Tablebase::new(Variant::RUSSIAN);
+    /// tables.add_directory("tables")?;
+    /// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+    /// let fresh = tables.probe_rules(&position, &[])?;
+    /// println!("{} in the pure game, {} under the rules", fresh.pure, fresh.result);
+    /// // Twenty plies into the fifteen-move rule.
+    /// let late = tables.probe_rules(&position, &[("r1-three-kings", Some(20))])?;
+    /// if late.now == Wdl::Draw && fresh.result == RuleWdl::Win {
+    ///     println!("too late to win");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_wdl`], and [`ProbeError::Counts`] for counts that do not fit the
+    /// position, [`ProbeError::MissingRuleTable`], [`ProbeError::DrawRulesMismatch`],
+    /// [`ProbeError::UnsupportedRules`].
+    pub fn probe_rules(
+        &self,
+        position: &Position,
+        counts: &[(&str, Option<u16>)],
+    ) -> Result<RuleProbe, ProbeError> {
+        let board = position.board();
+        self.check(&board)?;
+        MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
+        let state = state_from_counts(&self.draw_rules, &board, counts)?;
+        Ok(RuleProbe {
+            pure: self.wdl(&board)?,
+            result: self.rule_fresh(&board)?,
+            now: self.rule_value(&board, &state)?,
+            state,
+        })
+    }
+
+    /// Every legal move with its results under the counted rules (see
+    /// [`Tablebase::probe_rules`] for `counts`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_rules`].
+    pub fn rule_moves(
+        &self,
+        position: &Position,
+        counts: &[(&str, Option<u16>)],
+    ) -> Result<Vec<RuleMove>, ProbeError> {
+        let board = position.board();
+        self.check(&board)?;
+        let shape = MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
+        let state = state_from_counts(&self.draw_rules, &board, counts)?;
+        let fresh = shape.fresh(&board);
+        let mut moves = Vec::new();
+        legal_moves(&board, &self.variant.moves, &mut moves);
+        moves
+            .iter()
+            .map(|mv| {
+                let child = board.play(mv);
+                let (result, now) = if mv.is_capture() || mv.crowned {
+                    let result = negate(self.rule_fresh(&child)?);
+                    (result, result.wdl())
+                } else {
+                    let child_shape = MaterialShape::of(&self.draw_rules, Signature::of(&child))?;
+                    let man = board.men & (1 << mv.from) != 0;
+                    let pure = negate_wdl(self.wdl(&child)?);
+                    let fresh_now = negate_wdl(
+                        self.rule_value(&child, &fresh.after(&child_shape, &child, man))?,
+                    );
+                    let result = match (pure, fresh_now) {
+                        (Wdl::Win, Wdl::Win) => RuleWdl::Win,
+                        (Wdl::Win, _) => RuleWdl::CursedWin,
+                        (Wdl::Loss, Wdl::Loss) => RuleWdl::Loss,
+                        (Wdl::Loss, _) => RuleWdl::BlessedLoss,
+                        _ => RuleWdl::Draw,
+                    };
+                    let now = if state.at_limit() {
+                        Wdl::Draw
+                    } else {
+                        negate_wdl(
+                            self.rule_value(&child, &state.after(&child_shape, &child, man))?,
+                        )
+                    };
+                    (result, now)
+                };
+                Ok(RuleMove {
+                    mv: position.orient_move(mv),
+                    result,
+                    now,
+                })
+            })
+            .collect()
+    }
+
+    /// The result under the rules with fresh counts.
+    fn rule_fresh(&self, board: &Board) -> Result<RuleWdl, ProbeError> {
+        if board.own() == 0 {
+            return Ok(RuleWdl::Loss);
+        }
+        let rules = &self.variant.moves;
+        if has_capture(board, rules) {
+            return with_move_list(|moves| {
+                legal_moves(board, rules, moves);
+                let mut best = RuleWdl::Loss;
+                for mv in moves.iter() {
+                    best = best.max(negate(self.rule_fresh(&board.play(mv))?));
+                }
+                Ok(best)
+            });
+        }
+        let (file, id) = self.rule_file(Signature::of(board))?;
+        let index = file.fresh.index().index(board);
+        let symbol = self.section_symbol(&file.fresh, id, 0, index)?;
+        RuleWdl::from_code(symbol as u8)
+            .filter(|_| symbol < 5)
+            .ok_or_else(|| {
+                ProbeError::Corrupted(file.fresh.corrupt(Corruption::InvalidValue(index)))
+            })
+    }
+
+    /// The result under the rules in `state`.
+    fn rule_value(&self, board: &Board, state: &RuleState) -> Result<Wdl, ProbeError> {
+        if board.own() == 0 {
+            return Ok(Wdl::Loss);
+        }
+        let rules = &self.variant.moves;
+        let no_move = with_move_list(|moves| {
+            legal_moves(board, rules, moves);
+            moves.is_empty()
+        });
+        if no_move {
+            return Ok(Wdl::Loss);
+        }
+        if state.at_limit() {
+            return Ok(Wdl::Draw);
+        }
+        let fresh = self.rule_fresh(board)?;
+        if has_capture(board, rules) || fresh.pure() == Wdl::Draw {
+            // Captures leave the material: the counts do not matter.
+            return Ok(fresh.wdl());
+        }
+        let (file, id) = self.rule_file(Signature::of(board))?;
+        let (family, section_base) = match (&file.post, state.post) {
+            (Some(post), true) => (post, 1 + file.pre.planes.len() as u32),
+            (None, true) => {
+                return Err(ProbeError::Corrupted(file.fresh.corrupt(
+                    Corruption::BadHeader("no planes for a started condition"),
+                )))
+            }
+            (_, false) => (&file.pre, 1),
+        };
+        let plane = family.kind.plane_for(state.a, family.planes.len());
+        let table = &family.planes[plane];
+        let index = table.index().index(board);
+        let entry = self.section_symbol(table, id, section_base + plane as u32, index)?;
+        let wins = family.kind.wins(entry.min(255) as u8, state);
+        Ok(match (fresh.pure(), wins) {
+            (Wdl::Win, true) => Wdl::Win,
+            (Wdl::Loss, true) => Wdl::Loss,
+            _ => Wdl::Draw,
+        })
+    }
+
+    /// The opened rule table of `signature`, and its id.
+    fn rule_file(&self, signature: Signature) -> Result<(&RuleFile, u32), ProbeError> {
+        let id = self.rule_slots[signature.slot()];
+        let entry =
+            self.rule_entries
+                .get(id as usize)
+                .ok_or_else(|| ProbeError::MissingRuleTable {
+                    signature,
+                    rules: self.variant.moves.id.name(),
+                    draw_rules: self.draw_rules.directory_name(),
+                    pieces: signature.pieces(),
+                })?;
+        let file = entry
+            .file
+            .get_or_init(|| {
+                let file = RuleFile::open(&entry.path)?;
+                let corrupt = |reason| {
+                    ProbeError::Corrupted(crate::error::CorruptedTable {
+                        path: entry.path.clone(),
+                        reason,
+                    })
+                };
+                if file.signature != entry.signature {
+                    return Err(corrupt(Corruption::ForeignSignature {
+                        found: file.signature,
+                        expected: entry.signature,
+                    }));
+                }
+                if file.rules != self.variant.moves.id {
+                    return Err(corrupt(Corruption::ForeignRuleSet {
+                        found: file.rules.name(),
+                        expected: self.variant.moves.id.name(),
+                    }));
+                }
+                if file.fingerprint != self.draw_rules.fingerprint() {
+                    return Err(ProbeError::DrawRulesMismatch {
+                        path: entry.path.clone(),
+                        found: file.fingerprint,
+                        expected: self.draw_rules.fingerprint(),
+                    });
+                }
+                Ok(file)
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
+        Ok((file, id))
+    }
+
+    /// Symbol `index` of one section of a rule table.
+    fn section_symbol(
+        &self,
+        table: &TableFile,
+        file_id: u32,
+        section: u32,
+        index: u64,
+    ) -> Result<u16, ProbeError> {
+        let (block, offset) = table.locate(index);
+        // Sections of one file share its id; blocks are numbered per section.
+        let cache_id = RULE_CACHE_BASE | file_id << 8 | section.min(255);
+        let symbol = self.cache.with_block(
+            BlockCache::key(cache_id, block),
+            |out| table.read_block(block, out),
+            |bytes| table.symbol(bytes, offset),
+        )?;
+        symbol.ok_or_else(|| ProbeError::Corrupted(table.corrupt(Corruption::BlockData(block))))
     }
 
     /// Win, draw or loss for the side to move.
@@ -347,6 +688,35 @@ impl Tablebase {
         let symbol = symbol.ok_or_else(|| file.corrupt(Corruption::BlockData(block)))?;
         Ok((symbol, index))
     }
+}
+
+/// A rule result seen from the other side.
+fn negate(result: RuleWdl) -> RuleWdl {
+    match result {
+        RuleWdl::Loss => RuleWdl::Win,
+        RuleWdl::BlessedLoss => RuleWdl::CursedWin,
+        RuleWdl::Draw => RuleWdl::Draw,
+        RuleWdl::CursedWin => RuleWdl::BlessedLoss,
+        RuleWdl::Win => RuleWdl::Loss,
+    }
+}
+
+/// A result seen from the other side.
+fn negate_wdl(result: Wdl) -> Wdl {
+    match result {
+        Wdl::Loss => Wdl::Win,
+        Wdl::Draw => Wdl::Draw,
+        Wdl::Win => Wdl::Loss,
+    }
+}
+
+/// The signature a rule table file name such as `KKKvK.rules` stands for.
+fn rule_table_name(path: &Path) -> Option<Signature> {
+    if path.extension()?.to_str()? != "rules" {
+        return None;
+    }
+    let signature: Signature = path.file_stem()?.to_str()?.parse().ok()?;
+    (signature.pieces() <= MAX_TABLE_PIECES).then_some(signature)
 }
 
 /// Orders values from the mover's view: larger is better.
