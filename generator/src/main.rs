@@ -5,10 +5,14 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
-use dprobe::{Color, Perft, Position, Signature, TableFile, Tablebase, Variant};
+use dprobe::{
+    Color, DrawPreset, DrawRules, Interpretation, Perft, Position, ProbeError, Signature,
+    TableFile, Tablebase, Variant,
+};
 use draughts_generator::compress::{compressed_path, Kind};
 use draughts_generator::generate::{build_order, generate_with, plan, BuildOptions};
 use draughts_generator::progress::Bars;
+use draughts_generator::rule_files::{generate_rule_tables, rule_table_path};
 use draughts_generator::store::{table_path, Table};
 use draughts_generator::tableset::TableSet;
 use draughts_generator::verify::verify_table;
@@ -75,6 +79,10 @@ enum Command {
         /// much faster for files about a tenth larger.
         #[arg(long, default_value_t = 19, value_parser = clap::value_parser!(i32).range(1..=22))]
         zstd_level: i32,
+        /// Counted draw rules of the rule tables built after the pure ones: fmjd64, cbd, fpd,
+        /// spanish, or none (default: the variant's own; Brazilian: cbd).
+        #[arg(long)]
+        draw_rules: Option<DrawPreset>,
     },
     /// Print each table's statistics: positions, wins, draws, losses, captures, longest win.
     Stats {
@@ -100,6 +108,14 @@ enum Command {
         /// Also print the principal variation to the end of the game.
         #[arg(long)]
         line: bool,
+        /// Counted draw rules: fmjd64, cbd, fpd, spanish, or none (default: the variant's own).
+        #[arg(long)]
+        draw_rules: Option<DrawPreset>,
+        /// Running counts, in plies since each counter started, by counter id:
+        /// `r1-three-kings=12,r4-long-diagonal=4`; `id=none` for a counter not started.
+        /// Counters not given are at their start.
+        #[arg(long, value_parser = parse_counts)]
+        counts: Option<Counts>,
         /// The position, a PDN FEN string in the variant's numbering.
         fen: String,
     },
@@ -143,10 +159,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             pieces,
             threads,
             zstd_level,
+            draw_rules,
         } => {
             set_threads(threads)?;
             let options = BuildOptions { zstd_level };
-            build(&variant, pieces, &dir, &options).map(|()| ExitCode::SUCCESS)
+            build(&variant, pieces, &dir, &options)?;
+            build_rules(
+                &variant,
+                &draw_rules_of(&variant, draw_rules),
+                pieces,
+                &dir,
+                &options,
+            )
+            .map(|()| ExitCode::SUCCESS)
         }
         Command::Stats {
             tables: Tables { variant, dir },
@@ -164,8 +189,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             tables: Tables { variant, dir },
             json,
             line,
+            draw_rules,
+            counts,
             fen,
-        } => probe(&variant, &dir, &fen, json, line).map(|()| ExitCode::SUCCESS),
+        } => {
+            let request = RuleRequest {
+                rules: draw_rules_of(&variant, draw_rules),
+                counts: counts.unwrap_or_default(),
+            };
+            probe(&variant, &dir, &fen, json, line, &request).map(|()| ExitCode::SUCCESS)
+        }
         Command::Info { file } => info(&file),
     }
 }
@@ -174,20 +207,96 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 /// (Petrov's triangle wins it); this is the longest such win, 25 plies.
 const DEMO_FEN: &str = "W:WK21,K26,K30:BK31";
 
+/// Running counts given on the command line: counter id and plies (`None`: not started).
+#[derive(Clone, Debug, Default)]
+struct Counts(Vec<(String, Option<u16>)>);
+
+fn parse_counts(text: &str) -> Result<Counts, String> {
+    let mut counts = Vec::new();
+    for item in text.split(',').filter(|s| !s.is_empty()) {
+        let (id, value) = item
+            .split_once('=')
+            .ok_or_else(|| format!("{item:?}: expected id=plies, e.g. r1-three-kings=12"))?;
+        let value =
+            match value.trim() {
+                "none" => None,
+                n => Some(n.parse::<u16>().map_err(|_| {
+                    format!("{item:?}: the count must be a number of plies or 'none'")
+                })?),
+            };
+        counts.push((id.trim().to_string(), value));
+    }
+    Ok(Counts(counts))
+}
+
+/// The draw rules a probe or build uses.
+fn draw_rules_of(variant: &Variant, preset: Option<DrawPreset>) -> DrawRules {
+    DrawRules::new(
+        preset.unwrap_or(variant.draw_preset),
+        Interpretation::default(),
+    )
+}
+
+/// What `dtb probe` asks about the counted draw rules.
+struct RuleRequest {
+    rules: DrawRules,
+    counts: Counts,
+}
+
+fn build_rules(
+    variant: &Variant,
+    draw: &DrawRules,
+    pieces: u32,
+    dir: &Path,
+    options: &BuildOptions,
+) -> Result<(), String> {
+    if draw.preset == DrawPreset::None {
+        return Ok(());
+    }
+    let total: u64 = plan(pieces).iter().map(|p| p.positions).sum();
+    eprintln!(
+        "rule tables under the {} draw rules, up to {pieces} pieces",
+        draw.directory_name()
+    );
+    let started = Instant::now();
+    let bars = Bars::new(total);
+    let result = generate_rule_tables(dir, &variant.moves, draw, pieces, options.zstd_level, &bars);
+    bars.finish();
+    result.map_err(|e| e.to_string())?;
+    eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
 fn demo(dir: &Path) -> Result<(), String> {
     let variant = Variant::RUSSIAN;
-    build(&variant, 4, dir, &BuildOptions::default())?;
+    let options = BuildOptions::default();
+    build(&variant, 4, dir, &options)?;
+    build_rules(&variant, &variant.draw_rules(), 4, dir, &options)?;
     out!(
         "Three kings against one (Russian rules), from the tables in {}:",
         dir.display()
     );
     out!("");
-    probe(&variant, dir, DEMO_FEN, false, true)
+    let request = RuleRequest {
+        rules: variant.draw_rules(),
+        counts: Counts::default(),
+    };
+    probe(&variant, dir, DEMO_FEN, false, true, &request)
 }
 
-fn probe(variant: &Variant, dir: &Path, fen: &str, json: bool, line: bool) -> Result<(), String> {
+fn probe(
+    variant: &Variant,
+    dir: &Path,
+    fen: &str,
+    json: bool,
+    line: bool,
+    request: &RuleRequest,
+) -> Result<(), String> {
     let position = Position::from_fen(fen, variant).map_err(|e| e.to_string())?;
     let mut tables = Tablebase::new(*variant);
+    tables
+        .set_draw_rules(request.rules.clone())
+        .map_err(|e| e.to_string())?;
     let found = tables.add_directory(dir).map_err(|e| e.to_string())?;
     if found == 0 {
         return Err(format!(
@@ -207,6 +316,31 @@ fn probe(variant: &Variant, dir: &Path, fen: &str, json: bool, line: bool) -> Re
     } else {
         Vec::new()
     };
+    let counts: Vec<(&str, Option<u16>)> = request
+        .counts
+        .0
+        .iter()
+        .map(|(id, n)| (id.as_str(), *n))
+        .collect();
+    // Values under the counted rules: absent if there are none, or their tables are not built
+    // (then only the pure value is shown, with the reason), an error for bad counts.
+    let rule_results = if request.rules.preset == DrawPreset::None {
+        None
+    } else {
+        match tables
+            .probe_rules(&position, &counts)
+            .and_then(|p| Ok((p, tables.rule_moves(&position, &counts)?)))
+        {
+            Ok(found) => Some(Ok(found)),
+            Err(e @ (ProbeError::MissingRuleTable { .. } | ProbeError::UnsupportedRules(_))) => {
+                if !counts.is_empty() {
+                    return Err(e.to_string());
+                }
+                Some(Err(e.to_string()))
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    };
     let mut pv_text = Vec::new();
     let mut at = position;
     for mv in &pv {
@@ -217,11 +351,18 @@ fn probe(variant: &Variant, dir: &Path, fen: &str, json: bool, line: bool) -> Re
         let moves: Vec<serde_json::Value> = moves
             .iter()
             .map(|(mv, v)| {
-                serde_json::json!({
+                let mut object = serde_json::json!({
                     "move": position.move_to_string(variant, mv),
                     "wdl": v.wdl().name(),
                     "dtw": v.distance(),
-                })
+                });
+                if let Some(Ok((_, rule_moves))) = &rule_results {
+                    if let Some(r) = rule_moves.iter().find(|r| r.mv == *mv) {
+                        object["result"] = serde_json::json!(r.result.name());
+                        object["result_now"] = serde_json::json!(r.now.name());
+                    }
+                }
+                object
             })
             .collect();
         let mut object = serde_json::json!({
@@ -230,6 +371,20 @@ fn probe(variant: &Variant, dir: &Path, fen: &str, json: bool, line: bool) -> Re
             "dtw": value.distance(),
             "moves": moves,
         });
+        match &rule_results {
+            Some(Ok((probe, _))) => {
+                object["draw_rules"] = serde_json::json!(request.rules.directory_name());
+                object["result"] = serde_json::json!(probe.result.name());
+                object["result_now"] = serde_json::json!(probe.now.name());
+                object["budgets"] = serde_json::json!({
+                    "A": probe.state.a,
+                    "Z": probe.state.z,
+                    "condition_started": probe.state.post,
+                });
+            }
+            Some(Err(reason)) => object["rules_unavailable"] = serde_json::json!(reason),
+            None => {}
+        }
         if line {
             object["line"] = serde_json::json!(pv_text);
         }
@@ -245,12 +400,40 @@ fn probe(variant: &Variant, dir: &Path, fen: &str, json: bool, line: bool) -> Re
     };
     out!("{}", position.diagram(variant).trim_end());
     out!("{}", position.to_fen(variant));
-    out!("{side} to move: {value}");
+    out!("{side} to move: {value} (pure game)");
+    match &rule_results {
+        Some(Ok((probe, _))) => {
+            out!(
+                "under the {} draw rules: {} with every count at its start; {} with the counts \
+                 given (plies left: A {}, Z {})",
+                request.rules.directory_name(),
+                probe.result,
+                probe.now,
+                probe.state.a.map_or("-".into(), |a| a.to_string()),
+                probe.state.z.map_or("-".into(), |z| z.to_string()),
+            );
+        }
+        Some(Err(reason)) => out!("under the counted draw rules: unavailable ({reason})"),
+        None => {}
+    }
     if moves.is_empty() {
         out!("no legal move: {side} has lost");
     }
     for (mv, v) in &moves {
-        out!("  {:<16} {v}", position.move_to_string(variant, mv));
+        let rules = match &rule_results {
+            Some(Ok((_, rule_moves))) => rule_moves
+                .iter()
+                .find(|r| r.mv == *mv)
+                .map_or(String::new(), |r| {
+                    format!("  rules: {}, now {}", r.result, r.now)
+                }),
+            _ => String::new(),
+        };
+        out!(
+            "  {:<16} {:<18}{rules}",
+            position.move_to_string(variant, mv),
+            v.to_string()
+        );
     }
     if line {
         if pv_text.is_empty() {
@@ -402,12 +585,27 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
         });
         rows.push((signature, table.stats, fen, table.checksum()));
     }
+    // Results under the variant's counted draw rules, where their tables are built.
+    let draw = variant.draw_rules();
+    let rule_counts: Vec<Option<[u64; 5]>> = rows
+        .iter()
+        .map(|(signature, ..)| {
+            let path = rule_table_path(dir, &variant.moves, &draw, *signature);
+            let fresh = dprobe::RuleFile::open(&path).ok()?.fresh_results().ok()?;
+            let mut counts = [0u64; 5];
+            for code in fresh {
+                counts[usize::from(code)] += 1;
+            }
+            Some(counts)
+        })
+        .collect();
     let mut out = String::new();
     if json {
         let array: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(signature, s, fen, checksum)| {
-                serde_json::json!({
+            .zip(&rule_counts)
+            .map(|((signature, s, fen, checksum), rule)| {
+                let mut object = serde_json::json!({
                     "rule_set": variant.moves.id.name(),
                     "table": signature.to_string(),
                     "pieces": signature.pieces(),
@@ -419,7 +617,16 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
                     "max_dtw": s.max_dtw,
                     "max_dtw_fen": fen,
                     "checksum": format!("{checksum:016x}"),
-                })
+                });
+                if let Some([loss, blessed, _, cursed, win]) = rule {
+                    // Counted over every position, captures included (fresh counts).
+                    object["draw_rules"] = serde_json::json!(draw.directory_name());
+                    object["rule_wins"] = serde_json::json!(win);
+                    object["cursed_wins"] = serde_json::json!(cursed);
+                    object["blessed_losses"] = serde_json::json!(blessed);
+                    object["rule_losses"] = serde_json::json!(loss);
+                }
+                object
             })
             .collect();
         out = serde_json::to_string_pretty(&array).map_err(|e| e.to_string())? + "\n";
@@ -441,6 +648,26 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
                 s.max_dtw,
                 fen.as_deref().unwrap_or("-"),
             ));
+        }
+        if rule_counts.iter().any(Option::is_some) {
+            out.push_str(&format!(
+                "\nunder the {} draw rules, every count at its start (mover's view):\n{:<10} {:>12} \
+                 {:>12} {:>12} {:>12}\n",
+                draw.directory_name(),
+                "table",
+                "wins",
+                "cursed wins",
+                "blessed",
+                "losses"
+            ));
+            for ((signature, ..), rule) in rows.iter().zip(&rule_counts) {
+                if let Some([loss, blessed, _, cursed, win]) = rule {
+                    out.push_str(&format!(
+                        "{:<10} {win:>12} {cursed:>12} {blessed:>12} {loss:>12}\n",
+                        signature.to_string()
+                    ));
+                }
+            }
         }
     }
     out!("{}", out.trim_end());

@@ -287,3 +287,31 @@ fn a_faster_compression_level_gives_files_that_verify() {
         assert!(!out.status.success(), "level {level} accepted");
     }
 }
+
+#[test]
+fn probe_gives_results_under_the_counted_rules() {
+    let dir = built("russian", &[]);
+    let d = dir.path().to_str().unwrap();
+    let probe = |extra: &[&str]| {
+        let mut args = vec!["probe", "--variant", "russian", "--dir", d, "--json"];
+        args.extend_from_slice(extra);
+        args.push("W:WK21,K26:BK31");
+        dtb(&args)
+    };
+    let out = probe(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let five = ["win", "cursed-win", "draw", "blessed-loss", "loss"];
+    assert!(five.contains(&json["result"].as_str().unwrap()), "{json}");
+    for mv in json["moves"].as_array().unwrap() {
+        assert!(five.contains(&mv["result"].as_str().unwrap()), "{mv}");
+    }
+    // Every count at its limit: a draw whatever the pure value.
+    let out = probe(&["--counts", "r5-small=10,r2-kings-only=10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["result_now"], "draw", "{json}");
+    let out = probe(&["--counts", "r9-nothing=3"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("r5-small"), "{}", stderr(&out));
+}
