@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use dprobe::{DrawRules, MoveRules, RuleFile, SectionRole, Signature, TableIndex};
+use dprobe::{DrawRules, MoveRules, RuleFile, RuleWdl, SectionRole, Signature, TableIndex, Wdl};
+use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::compress::{encode, write_atomically, Fill, Kind, Layout};
 use crate::generate::{plan, BuildObserver};
-use crate::rule_solve::{solve_rule_pair, RuleResults, RuleTable};
+use crate::rule_solve::{solve_rule_pair, Overlay, RuleResults, RuleTable};
 use crate::store::StoreError;
 use crate::tableset::TableSet;
 
@@ -24,11 +25,14 @@ pub fn rule_table_path(
         .join(format!("{signature}.rules"))
 }
 
-/// The bytes of a rule table file.
+/// The bytes of a rule table file: `table`, and the fresh results under each counter alone
+/// (`alone`, in the counters' order; empty if `draw` has one counter). Sections are compressed
+/// in parallel.
 pub fn encode_rule_table(
     rules: &MoveRules,
     draw: &DrawRules,
     table: &RuleTable,
+    alone: &[&[u8]],
     zstd_level: i32,
 ) -> std::io::Result<Vec<u8>> {
     let mut sections: Vec<(SectionRole, &[u8])> = vec![(SectionRole::Fresh, &table.fresh)];
@@ -42,23 +46,28 @@ pub fn encode_rule_table(
             sections.push((role, values));
         }
     }
+    for (counter, fresh) in alone.iter().enumerate() {
+        sections.push((SectionRole::Alone(counter as u16), fresh));
+    }
     let layout = Layout {
         level: zstd_level,
         ..Layout::DTW
     };
-    let mut images = Vec::with_capacity(sections.len());
-    for (_, values) in &sections {
-        let symbols: Vec<u16> = values.iter().map(|&v| u16::from(v)).collect();
-        let no_captures = vec![false; symbols.len()];
-        images.push(encode(
-            rules.id,
-            table.signature,
-            Kind::Dtw,
-            (&symbols, &no_captures),
-            layout,
-            &[Fill::CHOSEN],
-        )?);
-    }
+    let images = sections
+        .par_iter()
+        .map(|(_, values)| {
+            let symbols: Vec<u16> = values.iter().map(|&v| u16::from(v)).collect();
+            let no_captures = vec![false; symbols.len()];
+            encode(
+                rules.id,
+                table.signature,
+                Kind::Dtw,
+                (&symbols, &no_captures),
+                layout,
+                &[Fill::CHOSEN],
+            )
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
     let mut out = vec![0u8; dprobe::RULE_HEADER_LEN];
     out[0..8].copy_from_slice(dprobe::RULE_MAGIC);
     out[8..10].copy_from_slice(&dprobe::RULE_FORMAT_VERSION.to_le_bytes());
@@ -81,23 +90,119 @@ pub fn encode_rule_table(
     Ok(out)
 }
 
+/// A signature's fresh results under all the rules, and under each counter alone.
+type FreshAndAlone = (Vec<u8>, Vec<Vec<u8>>);
+
 /// The fresh results of an intact rule table file built under `draw`, if there is one.
 fn existing_fresh(
     dir: &Path,
     rules: &MoveRules,
     draw: &DrawRules,
     signature: Signature,
-) -> Option<Vec<u8>> {
+) -> Option<FreshAndAlone> {
     let file = RuleFile::open(&rule_table_path(dir, rules, draw, signature)).ok()?;
+    let size = TableIndex::new(signature).size();
     let matches = file.rules == rules.id
         && file.fingerprint == draw.fingerprint()
-        && file.signature == signature;
+        && file.signature == signature
+        && file.counters_alone() == counters_alone(draw);
     let fresh = file.fresh_results().ok()?;
-    (matches && fresh.len() as u64 == TableIndex::new(signature).size()).then_some(fresh)
+    let alone = (0..file.counters_alone())
+        .map(|k| file.fresh_results_alone(k)?.ok())
+        .collect::<Option<Vec<_>>>()?;
+    let complete = std::iter::once(&fresh)
+        .chain(&alone)
+        .all(|f| f.len() as u64 == size);
+    (matches && complete).then_some((fresh, alone))
+}
+
+/// How many counters a rule table file keeps results alone for.
+fn counters_alone(draw: &DrawRules) -> usize {
+    if draw.counters.len() > 1 {
+        draw.counters.len()
+    } else {
+        0
+    }
+}
+
+/// Whether fresh results hold a cursed win or a blessed loss: some rule changed a value.
+fn rules_change(fresh: &[u8]) -> bool {
+    fresh.iter().any(|&c| {
+        matches!(
+            RuleWdl::from_code(c),
+            Some(RuleWdl::CursedWin | RuleWdl::BlessedLoss)
+        )
+    })
+}
+
+/// The pure game's results in the codes of rule results.
+fn pure_results(fresh: &[u8]) -> Vec<u8> {
+    fresh
+        .iter()
+        .map(|&c| {
+            let pure = RuleWdl::from_code(c).map_or(RuleWdl::Draw, |r| match r.pure() {
+                Wdl::Win => RuleWdl::Win,
+                Wdl::Draw => RuleWdl::Draw,
+                Wdl::Loss => RuleWdl::Loss,
+            });
+            pure.code()
+        })
+        .collect()
+}
+
+/// Whether a game in `from` (either side to move) may reach `to` (either side to move): no
+/// side ever gains a piece or a man.
+fn may_reach(from: Signature, to: Signature) -> bool {
+    let within = |t: Signature| {
+        t.mover_men <= from.mover_men
+            && t.mover_men + t.mover_kings <= from.mover_men + from.mover_kings
+            && t.opp_men <= from.opp_men
+            && t.opp_men + t.opp_kings <= from.opp_men + from.opp_kings
+    };
+    within(to) || within(to.flipped())
+}
+
+/// The results under one counter alone, built beside those under all the rules.
+struct Alone {
+    draw: DrawRules,
+    /// The results alone of the signatures where they differ from those under all the rules
+    /// (read through an [`Overlay`] over those).
+    results: RuleResults,
+    /// The signatures where this counter alone changes some value.
+    changed: Vec<Signature>,
+}
+
+impl Alone {
+    /// Whether the results of the pair of `signature` under this counter alone are the pure
+    /// game's: it applies to neither side, and no material it changes can be reached.
+    fn is_pure(&self, signature: Signature) -> bool {
+        let applies = |s: Signature| self.draw.active(&s).next().is_some();
+        !applies(signature)
+            && !applies(signature.flipped())
+            && !self.changed.iter().any(|&t| may_reach(signature, t))
+    }
+
+    /// Keeps the results alone of `signature`, whose results under all the rules are `all`.
+    fn insert(&mut self, signature: Signature, fresh: Vec<u8>, all: &[u8]) {
+        if rules_change(&fresh) {
+            self.changed.push(signature);
+        }
+        if fresh != all {
+            self.results.insert(signature, fresh);
+        }
+    }
 }
 
 /// Builds every missing rule table under `draw` up to `pieces` pieces in `dir`, whose pure
 /// tables must be built. Intact tables are kept (and read for the exits of larger ones).
+///
+/// Each file also holds the fresh results under each counter alone (what `dtb stats` reports per
+/// rule). Removing counters only brings results closer to the pure game's: a strategy that wins
+/// in time under every counter wins under some of them, and one that holds a draw under some
+/// holds it under all. So where no value changes under all the rules, none changes under one
+/// counter, and a pair is solved again under a counter only if it changes some value under all
+/// the rules and the counter applies to it or to a material it may reach that the counter
+/// changes; otherwise its results alone are the pure game's.
 pub fn generate_rule_tables(
     dir: &Path,
     rules: &MoveRules,
@@ -108,32 +213,68 @@ pub fn generate_rule_tables(
 ) -> Result<(), StoreError> {
     let pure = TableSet::new(dir, *rules);
     let results = RuleResults::default();
+    let mut alone: Vec<Alone> = (0..counters_alone(draw))
+        .map(|k| Alone {
+            draw: draw.only_counter(k),
+            results: RuleResults::default(),
+            changed: Vec::new(),
+        })
+        .collect();
     for planned in plan(pieces) {
         let mut signatures = vec![planned.signature];
         if planned.signature.flipped() != planned.signature {
             signatures.push(planned.signature.flipped());
         }
-        let existing: Vec<Option<Vec<u8>>> = signatures
+        let existing: Vec<Option<FreshAndAlone>> = signatures
             .iter()
             .map(|&s| existing_fresh(dir, rules, draw, s))
             .collect();
         if existing.iter().all(Option::is_some) {
-            for (s, fresh) in signatures.iter().zip(existing) {
-                results.insert(*s, fresh.unwrap_or_default());
+            for (s, (fresh, fresh_alone)) in signatures.iter().zip(existing.into_iter().flatten()) {
+                for (counter, fresh_alone) in alone.iter_mut().zip(fresh_alone) {
+                    counter.insert(*s, fresh_alone, &fresh);
+                }
+                results.insert(*s, fresh);
             }
             observer.pair_skipped(&planned);
             continue;
         }
         observer.pair_started(&planned);
-        for table in solve_rule_pair(rules, draw, &pure, &results, planned.signature)? {
+        let tables = solve_rule_pair(rules, draw, &pure, &results, planned.signature)?;
+        let changed = tables.iter().any(|t| rules_change(&t.fresh));
+        // Per counter, the pair's results alone, in the order of `tables`.
+        let mut pair_alone: Vec<Vec<Vec<u8>>> = Vec::with_capacity(alone.len());
+        for counter in &alone {
+            pair_alone.push(if changed && !counter.is_pure(planned.signature) {
+                let overlay = Overlay {
+                    top: &counter.results,
+                    base: &results,
+                };
+                solve_rule_pair(rules, &counter.draw, &pure, &overlay, planned.signature)?
+                    .into_iter()
+                    .map(|t| t.fresh)
+                    .collect()
+            } else {
+                tables.iter().map(|t| pure_results(&t.fresh)).collect()
+            });
+        }
+        for (side, table) in tables.into_iter().enumerate() {
             let path = rule_table_path(dir, rules, draw, table.signature);
-            let bytes = encode_rule_table(rules, draw, &table, zstd_level).map_err(|source| {
-                StoreError::Io {
+            let table_alone: Vec<&[u8]> = pair_alone.iter().map(|a| a[side].as_slice()).collect();
+            let bytes = encode_rule_table(rules, draw, &table, &table_alone, zstd_level).map_err(
+                |source| StoreError::Io {
                     path: path.clone(),
                     source,
-                }
-            })?;
+                },
+            )?;
             write_atomically(&path, &bytes)?;
+            for (counter, fresh) in alone.iter_mut().zip(&mut pair_alone) {
+                counter.insert(
+                    table.signature,
+                    std::mem::take(&mut fresh[side]),
+                    &table.fresh,
+                );
+            }
             results.insert(table.signature, table.fresh);
         }
         observer.pair_finished(&planned, &[]);

@@ -711,15 +711,43 @@ impl RuleResults {
     }
 }
 
-impl FreshResults for RuleResults {
-    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError> {
+impl RuleResults {
+    fn fresh_or(
+        &self,
+        board: &Board,
+        fallback: Option<&RuleResults>,
+    ) -> Result<RuleWdl, StoreError> {
         let signature = Signature::of(board);
-        let table = self.get(signature).ok_or_else(|| {
-            StoreError::Unsupported(format!("rule table {signature} is not solved yet"))
-        })?;
+        let table = self
+            .get(signature)
+            .or_else(|| fallback.and_then(|f| f.get(signature)))
+            .ok_or_else(|| {
+                StoreError::Unsupported(format!("rule table {signature} is not solved yet"))
+            })?;
         let index = TableIndex::new(signature).index(board) as usize;
         RuleWdl::from_code(table[index]).ok_or_else(|| {
             StoreError::Unsupported(format!("rule table {signature}: bad result at {index}"))
         })
+    }
+}
+
+impl FreshResults for RuleResults {
+    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError> {
+        self.fresh_or(board, None)
+    }
+}
+
+/// Results of some signatures, the others read from a second set: the results under one
+/// counter alone keep only the signatures where they differ from those under all the rules.
+pub struct Overlay<'a> {
+    /// Read first.
+    pub top: &'a RuleResults,
+    /// Read for the signatures `top` does not hold.
+    pub base: &'a RuleResults,
+}
+
+impl FreshResults for Overlay<'_> {
+    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError> {
+        self.top.fresh_or(board, Some(self.base))
     }
 }

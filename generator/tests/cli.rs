@@ -315,3 +315,70 @@ fn probe_gives_results_under_the_counted_rules() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("r5-small"), "{}", stderr(&out));
 }
+
+#[test]
+fn stats_count_what_the_rules_and_each_rule_alone_turn_into_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = dtb(&[
+        "generate",
+        "--variant",
+        "russian",
+        "--pieces",
+        "4",
+        "--dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = dtb(&["stats", "--variant", "russian", "--dir", d, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let n = |v: &serde_json::Value| v.as_u64().unwrap();
+    let mut kvkkk = None;
+    for table in json.as_array().unwrap() {
+        // The rules only turn wins and losses into draws.
+        assert_eq!(
+            n(&table["rule_wins"]) + n(&table["cursed_wins"]),
+            n(&table["wins"])
+        );
+        assert_eq!(
+            n(&table["rule_losses"]) + n(&table["blessed_losses"]),
+            n(&table["losses"])
+        );
+        let turned_by = table["turned_by"].as_object().unwrap();
+        assert_eq!(turned_by.len(), 7, "every Russian counter: {table}");
+        for alone in turned_by.values() {
+            // One counter alone changes no more than all of them.
+            assert!(
+                n(&alone["cursed_wins"]) <= n(&table["cursed_wins"]),
+                "{table}"
+            );
+            assert!(
+                n(&alone["blessed_losses"]) <= n(&table["blessed_losses"]),
+                "{table}"
+            );
+        }
+        if table["table"] == "KvKKK" {
+            kvkkk = Some(table.clone());
+        }
+    }
+    // The lone king's long-diagonal rule saves it; the three-kings limit alone never does
+    // (the longest pure win takes 13 moves of 15).
+    let kvkkk = kvkkk.unwrap();
+    let blessed = n(&kvkkk["blessed_losses"]);
+    assert!(blessed > 0, "{kvkkk}");
+    assert_eq!(
+        n(&kvkkk["turned_by"]["r4-long-diagonal"]["blessed_losses"]),
+        blessed
+    );
+    assert_eq!(
+        n(&kvkkk["turned_by"]["r1-three-kings"]["blessed_losses"]),
+        0
+    );
+    let out = dtb(&["stats", "--variant", "russian", "--dir", d]);
+    assert!(
+        stdout(&out).contains(&format!("r4-long-diagonal 0/{blessed}")),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -8,56 +8,143 @@
 #[allow(dead_code)]
 mod full_state;
 
-use dprobe::{DrawPreset, DrawRules, Interpretation, Position, Signature, Tablebase, Variant, Wdl};
+use dprobe::{
+    DrawPreset, DrawRules, Interpretation, Position, RuleFile, RuleWdl, Signature, TableIndex,
+    Tablebase, Variant, Wdl,
+};
 use draughts_generator::generate::generate;
-use draughts_generator::rule_files::generate_rule_tables;
+use draughts_generator::rule_files::{generate_rule_tables, rule_table_path};
 use draughts_generator::solve::Silent;
 use full_state::FullStateSolution;
 
-/// Builds the pure and rule tables up to `pieces` in a fresh directory and compares every start
-/// state of `signatures` with the brute force. Returns the number of states compared.
-fn compare(variant: Variant, preset: DrawPreset, pieces: u32, signatures: &[&str]) -> usize {
-    let draw = DrawRules::new(preset, Interpretation::default());
-    let dir = tempfile::tempdir().unwrap();
-    generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
-    generate_rule_tables(dir.path(), &variant.moves, &draw, pieces, 3, &Silent).unwrap();
-    let mut tables = Tablebase::new(variant);
-    tables.add_directory(dir.path()).unwrap();
-    tables.set_draw_rules(draw.clone()).unwrap();
+/// The pure and rule tables of one preset up to some number of pieces, built in a fresh
+/// directory and opened for probing.
+struct Built {
+    variant: Variant,
+    preset: DrawPreset,
+    draw: DrawRules,
+    tables: Tablebase,
+    dir: tempfile::TempDir,
+}
 
-    let signatures: Vec<Signature> = signatures.iter().map(|s| s.parse().unwrap()).collect();
-    let brute = FullStateSolution::solve(&variant.moves, &draw, &signatures);
-    let mut compared = 0;
-    let mut disagreements = Vec::new();
-    for (board, counts, expected) in brute.start_states() {
-        if board.own() == 0 || board.opp() == 0 {
-            continue;
-        }
-        let position = Position::from_board(&board, dprobe::Color::White);
-        let counts: Vec<(&str, Option<u16>)> = counts.iter().map(|&(id, c)| (id, c)).collect();
-        let probed = match tables.probe_rules(&position, &counts) {
-            Ok(probe) => probe.now,
-            // States the probe refuses as impossible must be ones no game reaches; the brute
-            // force enumerates a kings-only count up to its limit where a side has no king.
-            Err(dprobe::ProbeError::Counts(_)) => continue,
-            Err(e) => panic!("{e}"),
-        };
-        compared += 1;
-        if probed != expected && disagreements.len() < 10 {
-            disagreements.push(format!(
-                "{} {:?}: brute force {expected}, probe {probed}",
-                position.to_fen(&variant),
-                counts
-            ));
+impl Built {
+    fn new(variant: Variant, preset: DrawPreset, pieces: u32) -> Built {
+        let draw = DrawRules::new(preset, Interpretation::default());
+        let dir = tempfile::tempdir().unwrap();
+        generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
+        generate_rule_tables(dir.path(), &variant.moves, &draw, pieces, 3, &Silent).unwrap();
+        let mut tables = Tablebase::new(variant);
+        tables.add_directory(dir.path()).unwrap();
+        tables.set_draw_rules(draw.clone()).unwrap();
+        Built {
+            variant,
+            preset,
+            draw,
+            tables,
+            dir,
         }
     }
-    assert!(
-        disagreements.is_empty(),
-        "{variant} {preset:?}: {}",
-        disagreements.join("\n")
-    );
-    assert!(compared > 0);
-    compared
+
+    /// Solves `signatures` (and everything they reach) by brute force and compares a fixed
+    /// pseudo-random sample of about one start state in `one_in` with the probe. Returns the
+    /// number of states compared.
+    fn compare(&self, signatures: &[&str], one_in: u64) -> usize {
+        let (variant, preset) = (self.variant, self.preset);
+        let signatures: Vec<Signature> = signatures.iter().map(|s| s.parse().unwrap()).collect();
+        let brute = FullStateSolution::solve(&variant.moves, &self.draw, &signatures);
+        let mut compared = 0;
+        let mut disagreements = Vec::new();
+        for (n, (board, counts, expected)) in brute.start_states().enumerate() {
+            if board.own() == 0 || board.opp() == 0 || !sampled(n as u64, one_in) {
+                continue;
+            }
+            let position = Position::from_board(&board, dprobe::Color::White);
+            let counts: Vec<(&str, Option<u16>)> = counts.iter().map(|&(id, c)| (id, c)).collect();
+            let probed = match self.tables.probe_rules(&position, &counts) {
+                Ok(probe) => probe.now,
+                // States the probe refuses as impossible must be ones no game reaches; the
+                // brute force enumerates a kings-only count up to its limit where a side has no
+                // king.
+                Err(dprobe::ProbeError::Counts(_)) => continue,
+                Err(e) => panic!("{e}"),
+            };
+            compared += 1;
+            if probed != expected && disagreements.len() < 10 {
+                disagreements.push(format!(
+                    "{} {:?}: brute force {expected}, probe {probed}",
+                    position.to_fen(&variant),
+                    counts
+                ));
+            }
+        }
+        assert!(
+            disagreements.is_empty(),
+            "{variant} {preset:?}: {}",
+            disagreements.join("\n")
+        );
+        assert!(compared > 0);
+        eprintln!(
+            "{variant} {preset:?} {signatures:?}: {compared} of {} solved states compared, all agree",
+            brute.len()
+        );
+        compared
+    }
+}
+
+/// Whether the `n`-th start state is in a sample of about one in `one_in`: a fixed pseudo-random
+/// choice (SplitMix64 of `n`), so that a failure can be reproduced.
+fn sampled(n: u64, one_in: u64) -> bool {
+    let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) % one_in == 0
+}
+
+impl Built {
+    /// Checks the fresh results stored under each counter alone (`dtb stats`' `turned_by`; all
+    /// counters, or those named in `only`) against the brute force solved under that counter
+    /// alone, on every position of `signatures`. Returns the number of positions compared and
+    /// how many of them the counter alone turns into draws.
+    fn compare_alone(&self, signatures: &[Signature], only: Option<&[&str]>) -> (usize, usize) {
+        let (mut compared, mut turned) = (0, 0);
+        for (k, counter) in self.draw.counters.iter().enumerate() {
+            if only.is_some_and(|only| !only.contains(&counter.id)) {
+                continue;
+            }
+            let alone = self.draw.only_counter(k);
+            let brute = FullStateSolution::solve(&self.variant.moves, &alone, signatures);
+            for &signature in signatures {
+                let path =
+                    rule_table_path(self.dir.path(), &self.variant.moves, &self.draw, signature);
+                let file = RuleFile::open(&path).unwrap();
+                let codes = match file.fresh_results_alone(k) {
+                    Some(codes) => codes.unwrap(),
+                    None => {
+                        assert_eq!(self.draw.counters.len(), 1, "{path:?} has no results alone");
+                        file.fresh_results().unwrap()
+                    }
+                };
+                let index = TableIndex::new(signature);
+                for (i, &code) in codes.iter().enumerate() {
+                    let board = index.board(i as u64);
+                    let stored = RuleWdl::from_code(code).unwrap();
+                    let expected = brute.fresh_value(&board).unwrap();
+                    assert_eq!(
+                        stored.wdl(),
+                        expected,
+                        "{} {:?} under {} alone: {}",
+                        self.variant,
+                        self.preset,
+                        counter.id,
+                        Position::from_board(&board, dprobe::Color::White).to_fen(&self.variant)
+                    );
+                    compared += 1;
+                    turned += usize::from(stored.wdl() != stored.pure());
+                }
+            }
+        }
+        (compared, turned)
+    }
 }
 
 fn up_to_three() -> Vec<String> {
@@ -82,9 +169,32 @@ fn every_state_up_to_three_pieces() {
     let signatures = up_to_three();
     let names: Vec<&str> = signatures.iter().map(String::as_str).collect();
     for (variant, preset) in presets() {
-        let n = compare(variant, preset, 3, &names);
-        eprintln!("{variant} {preset:?}: {n} states agree");
+        Built::new(variant, preset, 3).compare(&names, 1);
     }
+}
+
+/// What `dtb stats` reports per rule: the results under each counter alone, up to 3 pieces, and
+/// for the Forçada presets the king-only 4-piece endings, against the brute force.
+#[test]
+fn results_under_each_counter_alone() {
+    let three: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
+    let four: Vec<Signature> = KING_ONLY_FOUR.iter().map(|s| s.parse().unwrap()).collect();
+    for (variant, preset) in presets() {
+        let iberian = matches!(preset, DrawPreset::Fpd | DrawPreset::Spanish);
+        let built = Built::new(variant, preset, if iberian { 4 } else { 3 });
+        let (mut n, _) = built.compare_alone(&three, None);
+        if iberian {
+            n += built.compare_alone(&four, None).0;
+        }
+        eprintln!("{variant} {preset:?}: {n} results under a counter alone agree");
+    }
+    // Up to 3 pieces and in the Forçada presets no rule changes a value: the Russian
+    // three-kings ending shows one that does (rule 4) and one that does not (rule 1).
+    let built = Built::new(Variant::RUSSIAN, DrawPreset::Fmjd64, 4);
+    let kvkkk = ["KvKKK".parse().unwrap()];
+    let (n, turned) = built.compare_alone(&kvkkk, Some(&["r1-three-kings", "r4-long-diagonal"]));
+    eprintln!("russian KvKKK: {n} results under a counter alone agree, {turned} turned to draws");
+    assert!(turned > 0);
 }
 
 const KING_ONLY_FOUR: [&str; 3] = ["KKKvK", "KvKKK", "KKvKK"];
@@ -93,8 +203,7 @@ const KING_ONLY_FOUR: [&str; 3] = ["KKKvK", "KvKKK", "KKvKK"];
 #[test]
 fn every_state_of_king_only_four_piece_endings_iberian() {
     for (variant, preset) in &presets()[3..] {
-        let n = compare(*variant, *preset, 4, &KING_ONLY_FOUR);
-        eprintln!("{variant} {preset:?}: {n} states agree");
+        Built::new(*variant, *preset, 4).compare(&KING_ONLY_FOUR, 1);
     }
 }
 
@@ -104,8 +213,7 @@ fn every_state_of_king_only_four_piece_endings_iberian() {
 #[ignore]
 fn every_state_of_king_only_four_piece_endings_fmjd_and_cbd() {
     for (variant, preset) in &presets()[..3] {
-        let n = compare(*variant, *preset, 4, &KING_ONLY_FOUR);
-        eprintln!("{variant} {preset:?}: {n} states agree");
+        Built::new(*variant, *preset, 4).compare(&KING_ONLY_FOUR, 1);
     }
 }
 
@@ -126,4 +234,36 @@ fn a_wrong_probe_would_be_caught() {
             && counts.iter().any(|c| c.1.unwrap_or(0) > 0)),
         "some running count draws a position"
     );
+}
+
+/// The 4-piece signatures with at least one man.
+fn four_piece_with_men() -> Vec<String> {
+    Signature::with_pieces(4)
+        .into_iter()
+        .filter(|s| !KING_ONLY_FOUR.contains(&s.to_string().as_str()))
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Every 4-piece signature with a man, in the Forçada presets: the brute force solves about 140
+/// million states per preset (everything up to 4 pieces) and one start state in 16 is probed.
+#[test]
+fn sampled_states_of_four_piece_endings_with_men_iberian() {
+    let signatures = four_piece_with_men();
+    let names: Vec<&str> = signatures.iter().map(String::as_str).collect();
+    for (variant, preset) in &presets()[3..] {
+        Built::new(*variant, *preset, 4).compare(&names, 16);
+    }
+}
+
+/// Under the FMJD-64 and CBD sets most 4-piece endings with men are beyond the brute force's
+/// memory (every consistent vector of up to four running counts per board: more than 24 GiB);
+/// these are the ones within it.
+#[test]
+#[ignore]
+fn sampled_states_of_four_piece_endings_with_men_fmjd_and_cbd() {
+    let signatures = ["MvKKK", "KKKvM"];
+    for (variant, preset) in &presets()[..3] {
+        Built::new(*variant, *preset, 4).compare(&signatures, 1);
+    }
 }

@@ -478,6 +478,21 @@ impl DrawRules {
         }
     }
 
+    /// These rules with only counter `k` kept: what that rule changes by itself. Their
+    /// fingerprint and directory name stay those of the whole set, so tables solved under them
+    /// must never be written as tables of these rules (rule table files keep their results in
+    /// sections of their own, for statistics).
+    ///
+    /// # Panics
+    ///
+    /// If there is no counter `k`.
+    pub fn only_counter(&self, k: usize) -> DrawRules {
+        DrawRules {
+            counters: vec![self.counters[k]],
+            ..self.clone()
+        }
+    }
+
     /// The counters that apply to a material, each with its strong side.
     pub fn active(&self, signature: &Signature) -> impl Iterator<Item = (&DrawCounter, Strong)> {
         let signature = *signature;

@@ -21,13 +21,16 @@ use crate::variant::RuleSetId;
 /// The first bytes of a rule table file.
 pub const RULE_MAGIC: &[u8; 8] = b"DTBRULES";
 /// The version written.
-pub const RULE_FORMAT_VERSION: u16 = 1;
+pub const RULE_FORMAT_VERSION: u16 = 2;
 /// Bytes before the section list.
 pub const RULE_HEADER_LEN: usize = 32;
 /// Bytes per section entry.
 pub const RULE_SECTION_LEN: usize = 16;
-/// The most sections a file may list (fresh results and two families of at most 121 planes).
-const MAX_SECTIONS: usize = 1 + 2 * 121;
+/// The most counters a set of draw rules has whose results alone a file may hold.
+const MAX_COUNTERS: usize = 16;
+/// The most sections a file may list (fresh results, two families of at most 121 planes, fresh
+/// results under each counter alone).
+const MAX_SECTIONS: usize = 1 + 2 * 121 + MAX_COUNTERS;
 
 /// What a section holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +41,9 @@ pub enum SectionRole {
     Pre(PlaneKind, u16),
     /// Plane `plane` of the family after the condition counter started.
     Post(PlaneKind, u16),
+    /// The [`crate::RuleWdl`] code of every position with fresh counts under counter `k` of the
+    /// draw rules (in their order) alone: what that rule by itself changes, for statistics.
+    Alone(u16),
 }
 
 impl SectionRole {
@@ -47,6 +53,7 @@ impl SectionRole {
             SectionRole::Fresh => (0, 0, 0),
             SectionRole::Pre(kind, plane) => (1, kind.code(), plane),
             SectionRole::Post(kind, plane) => (2, kind.code(), plane),
+            SectionRole::Alone(counter) => (3, 0, counter),
         };
         let plane = plane.to_le_bytes();
         [family, kind, plane[0], plane[1]]
@@ -58,6 +65,7 @@ impl SectionRole {
             0 => Some(SectionRole::Fresh),
             1 => Some(SectionRole::Pre(PlaneKind::from_code(bytes[1])?, plane)),
             2 => Some(SectionRole::Post(PlaneKind::from_code(bytes[1])?, plane)),
+            3 => Some(SectionRole::Alone(plane)),
             _ => None,
         }
     }
@@ -84,6 +92,9 @@ pub struct RuleFile {
     pub(crate) fresh: TableFile,
     pub(crate) pre: FamilyFile,
     pub(crate) post: Option<FamilyFile>,
+    /// Fresh results under each counter alone, in the counters' order (none if the rules have
+    /// a single counter: then they are the fresh results).
+    alone: Vec<TableFile>,
 }
 
 impl RuleFile {
@@ -169,6 +180,7 @@ impl RuleFile {
         let mut fresh = None;
         let mut pre: Option<FamilyFile> = None;
         let mut post: Option<FamilyFile> = None;
+        let mut alone = Vec::new();
         for entry in data[RULE_HEADER_LEN..table_end].chunks_exact(RULE_SECTION_LEN) {
             let role =
                 SectionRole::decode(entry).ok_or(corrupt(Corruption::BadHeader("section")))?;
@@ -187,6 +199,12 @@ impl RuleFile {
             at = end;
             match role {
                 SectionRole::Fresh => fresh = Some(table),
+                SectionRole::Alone(counter) => {
+                    if usize::from(counter) != alone.len() {
+                        return Err(corrupt(Corruption::BadHeader("sections out of order")));
+                    }
+                    alone.push(table);
+                }
                 SectionRole::Pre(kind, plane) | SectionRole::Post(kind, plane) => {
                     let family = if matches!(role, SectionRole::Pre(..)) {
                         &mut pre
@@ -218,6 +236,7 @@ impl RuleFile {
             fresh: fresh.ok_or(corrupt(Corruption::BadHeader("no fresh results")))?,
             pre: pre.ok_or(corrupt(Corruption::BadHeader("no planes")))?,
             post,
+            alone,
         })
     }
 
@@ -227,17 +246,23 @@ impl RuleFile {
     ///
     /// [`CorruptedTable`] if a block is damaged.
     pub fn fresh_results(&self) -> Result<Vec<u8>, CorruptedTable> {
-        let header = self.fresh.header();
-        let mut out = Vec::with_capacity(header.positions as usize);
-        let mut block = Vec::new();
-        for b in 0..header.blocks {
-            self.fresh.read_block(b, &mut block)?;
-            out.extend_from_slice(&block);
-        }
-        if out.len() as u64 != header.positions || out.iter().any(|&c| c > 4) {
-            return Err(self.fresh.corrupt(Corruption::BadHeader("fresh results")));
-        }
-        Ok(out)
+        read_codes(&self.fresh)
+    }
+
+    /// How many counters the file holds results alone for: the number of counters of its draw
+    /// rules, or 0 if they have one counter (or none).
+    pub fn counters_alone(&self) -> usize {
+        self.alone.len()
+    }
+
+    /// As [`RuleFile::fresh_results`], under counter `counter` of the draw rules alone, `None`
+    /// past [`RuleFile::counters_alone`].
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptedTable`] if a block is damaged.
+    pub fn fresh_results_alone(&self, counter: usize) -> Option<Result<Vec<u8>, CorruptedTable>> {
+        self.alone.get(counter).map(read_codes)
     }
 
     /// Checks every section completely (checksums and block contents).
@@ -252,6 +277,24 @@ impl RuleFile {
                 plane.verify()?;
             }
         }
+        for table in &self.alone {
+            table.verify()?;
+        }
         Ok(())
     }
+}
+
+/// Every [`crate::RuleWdl`] code of a section, in index order.
+fn read_codes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
+    let header = table.header();
+    let mut out = Vec::with_capacity(header.positions as usize);
+    let mut block = Vec::new();
+    for b in 0..header.blocks {
+        table.read_block(b, &mut block)?;
+        out.extend_from_slice(&block);
+    }
+    if out.len() as u64 != header.positions || out.iter().any(|&c| c > 4) {
+        return Err(table.corrupt(Corruption::BadHeader("fresh results")));
+    }
+    Ok(out)
 }
