@@ -1,9 +1,9 @@
 //! Probe speed: warm (block cached) and cold (file just opened) latency, and probes per second
 //! with 1 and 2 threads, over positions drawn evenly from the largest tables present.
 //!
-//! By default it builds the Russian tables up to 4 pieces in a temporary folder; set
-//! `DTB_BENCH_DIR` to a folder built by `dtb generate` (for instance up to 5 pieces) to measure
-//! on bigger tables.
+//! By default it builds the Russian tables (and their rule tables) up to 4 pieces in a temporary
+//! folder; set `DTB_BENCH_DIR` to a folder built by `dtb generate` (for instance up to 5 pieces)
+//! to measure on bigger tables.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,6 +11,7 @@ use std::time::Instant;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use dprobe::{has_capture, Color, Position, Signature, TableIndex, Tablebase, Variant};
 use draughts_generator::generate::generate;
+use draughts_generator::rule_files::generate_rule_tables;
 use draughts_generator::solve::Silent;
 
 const VARIANT: Variant = Variant::RUSSIAN;
@@ -21,12 +22,22 @@ fn tables_dir() -> (PathBuf, Option<tempfile::TempDir>) {
     }
     let dir = tempfile::tempdir().unwrap();
     generate(dir.path(), &VARIANT.moves, 4, &Silent).unwrap();
+    generate_rule_tables(
+        dir.path(),
+        &VARIANT.moves,
+        &VARIANT.draw_rules(),
+        4,
+        3,
+        &Silent,
+    )
+    .unwrap();
     (dir.path().to_path_buf(), Some(dir))
 }
 
 fn tablebase(dir: &PathBuf) -> Tablebase {
     let mut tables = Tablebase::new(VARIANT);
     tables.add_directory(dir).unwrap();
+    tables.set_draw_rules(VARIANT.draw_rules()).unwrap();
     tables
 }
 
@@ -87,6 +98,37 @@ fn probe(c: &mut Criterion) {
             few_capturing
                 .iter()
                 .map(|p| tables.probe_wdl(p).unwrap() as u32)
+                .sum::<u32>()
+        })
+    });
+
+    // Under the counted rules, every count at its start and with a running count.
+    for p in few {
+        tables.probe_rules(p, &[]).unwrap();
+    }
+    group.bench_function("rules_warm_fresh_counts", |b| {
+        b.iter(|| {
+            few.iter()
+                .map(|p| tables.probe_rules(p, &[]).unwrap().now as u32)
+                .sum::<u32>()
+        })
+    });
+    let running = [
+        ("r2-kings-only", Some(6)),
+        ("r3-kings-4-5-pieces", Some(10)),
+    ];
+    let few_running: Vec<Position> = quiet
+        .iter()
+        .filter(|p| tables.probe_rules(p, &running).is_ok())
+        .take(16)
+        .copied()
+        .collect();
+    group.throughput(Throughput::Elements(few_running.len() as u64));
+    group.bench_function("rules_warm_running_counts", |b| {
+        b.iter(|| {
+            few_running
+                .iter()
+                .map(|p| tables.probe_rules(p, &running).unwrap().now as u32)
                 .sum::<u32>()
         })
     });
