@@ -13,6 +13,7 @@ use draughts_generator::compress::{compressed_path, Kind};
 use draughts_generator::generate::{build_order, generate_with, plan, BuildOptions};
 use draughts_generator::progress::Bars;
 use draughts_generator::rule_files::{generate_rule_tables, rule_table_path};
+use draughts_generator::rule_verify::{verify_rule_table, RuleTables};
 use draughts_generator::store::{table_path, Table};
 use draughts_generator::tableset::TableSet;
 use draughts_generator::verify::verify_table;
@@ -130,13 +131,17 @@ enum Command {
         file: PathBuf,
     },
     /// Check every table independently: each value must follow from its moves' values; and
-    /// every compressed file's checksums.
+    /// every compressed file's checksums. Then the same for the rule tables, where built.
     Verify {
         #[command(flatten)]
         tables: Tables,
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Counted draw rules whose rule tables to check: fmjd64, cbd, fpd, spanish, or none
+        /// (default: the variant's own, if their tables are built).
+        #[arg(long)]
+        draw_rules: Option<DrawPreset>,
     },
 }
 
@@ -186,9 +191,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Verify {
             tables: Tables { variant, dir },
             threads,
+            draw_rules,
         } => {
             set_threads(threads)?;
-            verify(&variant, &dir)
+            let rules = draw_rules_of(&variant, draw_rules);
+            // Tables of the variant's own rules are checked where built; rules asked for must be.
+            verify(&variant, &dir, &rules, draw_rules.is_some())
         }
         Command::Demo { dir } => demo(&dir).map(|()| ExitCode::SUCCESS),
         Command::Probe {
@@ -754,7 +762,12 @@ fn verify_compressed(dir: &Path, variant: &Variant, signature: Signature) -> Res
     Ok(())
 }
 
-fn verify(variant: &Variant, dir: &Path) -> Result<ExitCode, String> {
+fn verify(
+    variant: &Variant,
+    dir: &Path,
+    draw: &DrawRules,
+    rules_required: bool,
+) -> Result<ExitCode, String> {
     let signatures = present_tables(variant, dir);
     if signatures.is_empty() {
         return Err(format!(
@@ -796,9 +809,74 @@ fn verify(variant: &Variant, dir: &Path) -> Result<ExitCode, String> {
         }
     }
     out!("{} tables checked, {} inconsistent", signatures.len(), bad);
+    if draw.preset != DrawPreset::None {
+        bad += verify_rules(variant, dir, draw, rules_required, &tables, bad == 0);
+    }
     Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Checks the rule tables under `draw` in build order; returns how many are not consistent
+/// (a directory of required rules that is missing counts as one).
+fn verify_rules(
+    variant: &Variant,
+    dir: &Path,
+    draw: &DrawRules,
+    required: bool,
+    pure: &TableSet,
+    pure_consistent: bool,
+) -> usize {
+    let rule_dir = dir
+        .join(variant.moves.id.name())
+        .join(draw.directory_name());
+    let name = draw.directory_name();
+    let signatures: Vec<Signature> = build_order(MAX_PIECES)
+        .into_iter()
+        .filter(|&s| rule_table_path(dir, &variant.moves, draw, s).exists())
+        .collect();
+    if signatures.is_empty() {
+        out!(
+            "no rule tables under the {name} draw rules in {}",
+            rule_dir.display()
+        );
+        return usize::from(required);
+    }
+    if !pure_consistent {
+        // The rule tables are checked against the pure values: not meaningful without them.
+        out!("rule tables ({name}) not checked: the pure tables are not consistent");
+        return 1;
+    }
+    let tables = RuleTables::new(dir, variant.moves, draw.clone());
+    let mut bad = 0;
+    for signature in &signatures {
+        match verify_rule_table(pure, &tables, variant, *signature, 10) {
+            Ok(found) if found.is_empty() => out!("{signature:>10}: ok ({name})"),
+            Ok(found) => {
+                bad += 1;
+                out!("{signature:>10}: INCONSISTENT ({name})");
+                for f in found {
+                    out!(
+                        "    index {} {}: {}: stored {}, its moves give {}",
+                        f.index,
+                        f.fen,
+                        f.quantity,
+                        f.stored,
+                        f.expected
+                    );
+                }
+            }
+            Err(problem) => {
+                bad += 1;
+                out!("{signature:>10}: cannot check ({name}): {problem}");
+            }
+        }
+    }
+    out!(
+        "{} rule tables checked ({name}), {bad} inconsistent",
+        signatures.len()
+    );
+    bad
 }

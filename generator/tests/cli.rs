@@ -208,7 +208,16 @@ fn verify_names_an_inconsistent_position_and_a_damaged_file() {
     let mut bytes = fs::read(&path).unwrap();
     bytes[200] ^= 0x40;
     fs::write(&path, bytes).unwrap();
-    let out = dtb(&["verify", "--variant", "brazilian", "--dir", d]);
+    // The pure tables only: the rule pass would add a line saying it skips damaged pure tables.
+    let out = dtb(&[
+        "verify",
+        "--variant",
+        "brazilian",
+        "--dir",
+        d,
+        "--draw-rules",
+        "none",
+    ]);
     assert!(!out.status.success());
     let text = stdout(&out);
     let line = text

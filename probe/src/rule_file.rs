@@ -265,6 +265,31 @@ impl RuleFile {
         self.alone.get(counter).map(read_codes)
     }
 
+    /// The kind and number of planes of the family before the condition counter starts (or the
+    /// only family; `post` false) or after it started (`post` true; `None` if the material has
+    /// no condition counter).
+    pub fn family(&self, post: bool) -> Option<(PlaneKind, usize)> {
+        let family = if post { self.post.as_ref()? } else { &self.pre };
+        Some((family.kind, family.planes.len()))
+    }
+
+    /// Every entry of one plane of a family ([`RuleFile::family`]), in index order.
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptedTable`] if a block is damaged or the plane does not exist.
+    pub fn plane(&self, post: bool, plane: usize) -> Result<Vec<u8>, CorruptedTable> {
+        let family = if post {
+            self.post.as_ref()
+        } else {
+            Some(&self.pre)
+        };
+        let table = family
+            .and_then(|f| f.planes.get(plane))
+            .ok_or_else(|| self.fresh.corrupt(Corruption::BadHeader("no such plane")))?;
+        section_bytes(table)
+    }
+
     /// Checks every section completely (checksums and block contents).
     ///
     /// # Errors
@@ -284,16 +309,28 @@ impl RuleFile {
     }
 }
 
-/// Every [`crate::RuleWdl`] code of a section, in index order.
-fn read_codes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
+/// Every entry of a section (one byte per position), in index order.
+fn section_bytes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
     let header = table.header();
+    if header.dtw_width != 1 {
+        return Err(table.corrupt(Corruption::BadHeader("rule entries wider than a byte")));
+    }
     let mut out = Vec::with_capacity(header.positions as usize);
     let mut block = Vec::new();
     for b in 0..header.blocks {
         table.read_block(b, &mut block)?;
         out.extend_from_slice(&block);
     }
-    if out.len() as u64 != header.positions || out.iter().any(|&c| c > 4) {
+    if out.len() as u64 != header.positions {
+        return Err(table.corrupt(Corruption::BadHeader("section length")));
+    }
+    Ok(out)
+}
+
+/// Every [`crate::RuleWdl`] code of a section, in index order.
+fn read_codes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
+    let out = section_bytes(table)?;
+    if out.iter().any(|&c| c > 4) {
         return Err(table.corrupt(Corruption::BadHeader("fresh results")));
     }
     Ok(out)

@@ -1,0 +1,808 @@
+//! The independent consistency check of rule tables (`docs/DRAW_RULES.md` §3.7): every stored
+//! quantity of a `.rules` file — the result with fresh counts and every threshold of every plane
+//! of every family — must be what the one-ply equations of the game under the counted rules give
+//! from the values the files store for the children.
+//!
+//! It shares nothing with the rule solver: it reads the pure tables, the rule files through the
+//! probe's decoding, and plays the moves with the probe's move generator and
+//! [`RuleState::after`].
+//!
+//! # The one-ply equations
+//!
+//! The value of a state `(P, s)` (position, family and budgets) for the side to move is: a loss
+//! if it has no legal move; else a draw if a budget of `s` is at 0 (a limit); else the best over
+//! its moves of the children's values, seen from the other side. A capture or a crowning (an
+//! *exit*) leads to the child's result with fresh counts, read from the fresh section of the
+//! child's (smaller, already checked) rule table. A quiet move leads to the state
+//! `s.after(child)` of the colour-flipped signature, whose value is read from that table's planes
+//! the way the probe reads them ([`PlaneKind::plane_for`], [`PlaneKind::wins`]).
+//!
+//! # What is checked, per position
+//!
+//! - Pure draws: the fresh result is `draw` and every plane entry is "never". The rules never
+//!   create a win (a strategy that wins under them wins the pure game), so a pure draw is a draw
+//!   in every state; this rests on the pure tables, which [`crate::verify::verify_table`] checks.
+//! - The fresh section: the equation at the fresh state ([`MaterialShape::fresh`]) gives the
+//!   stored five-valued result (win or loss if it agrees with the pure winner, a cursed win or a
+//!   blessed loss if it gives a draw).
+//! - Every threshold `t` (least budget with which the pure winner wins, in the family's budget:
+//!   `A` for a threshold-A plane, `Z` for threshold-Z, `Z` at `A = k` for layer `k`): the
+//!   equation at budget `t` gives the winner's win and at `t − 1` a draw; "never" must give a
+//!   draw at the largest budget that occurs. Within one plane the equation is monotone in the
+//!   budget (a larger budget gives every child a larger or equal budget, and every child's entry
+//!   is a threshold), so these two states decide every budget of the plane: checking the stored
+//!   representation is equivalent to checking every `(position, A, Z)` state, at two
+//!   evaluations per plane instead of one per budget. Layers past the last stored plane repeat
+//!   it; they are checked up to the first layer from which the equations read nothing new.
+//! - A *distance* plane (no budget in force) is checked like a threshold of a budget nothing
+//!   else limits: a finite entry `d` must win within `d` plies and not within `d − 1`; "never"
+//!   must not win at all.
+//!
+//! # Why a table that passes is exact
+//!
+//! By induction along an order in which every child of a state comes first. Exits lead to
+//! materials with fewer pieces or men, checked before (and a missing or damaged one is an
+//! error, not a pass). Inside the material, every quiet ply lowers `A` by one; where only `Z`
+//! runs, a king move lowers it and a man move raises the men's advancement, which never comes
+//! down; a distance entry is a budget that every ply lowers. So the states are well-founded,
+//! and if every child's stored value is its true value, the equation makes the checked state's
+//! true value the stored one — the same argument as for the pure tables' distances. A distance
+//! "never" is exact too: a position the winner wins has a finite true distance, and one with
+//! the least such distance among those stored as "never" would have its winning move into a
+//! child stored exactly, so the equation would give a win there.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use dprobe::{
+    legal_moves, Board, CorruptedTable, DrawRules, MaterialShape, Move, MoveRules, PlaneKind,
+    Position, ProbeError, RuleFile, RuleState, RuleWdl, Signature, TableIndex, Variant, Wdl, NEVER,
+};
+use rayon::prelude::*;
+
+use crate::rule_files::rule_table_path;
+use crate::store::StoreError;
+use crate::tableset::TableSet;
+
+/// The largest finite entry of a plane.
+const MAX_STORED: u16 = NEVER as u16 - 1;
+
+/// What a stored quantity is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleQuantity {
+    /// The result with every count at its start, `state`.
+    Fresh {
+        /// The fresh state of the position.
+        state: RuleState,
+    },
+    /// The least budget with which the pure winner wins, in one family.
+    Threshold {
+        /// The family after the condition counter started (`false`: before it, or the only one).
+        post: bool,
+        /// What the family's planes hold.
+        kind: PlaneKind,
+        /// For layers, the budget `A` of the layer (the plane read is the last one past them).
+        a: Option<u16>,
+    },
+}
+
+impl fmt::Display for RuleQuantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleQuantity::Fresh { state } => {
+                write!(f, "result with fresh counts ({}", family_name(state.post))?;
+                if let Some(a) = state.a {
+                    write!(f, ", A={a}")?;
+                }
+                if let Some(z) = state.z {
+                    write!(f, ", Z={z}")?;
+                }
+                f.write_str(")")
+            }
+            RuleQuantity::Threshold { post, kind, a } => {
+                let family = family_name(*post);
+                match (kind, a) {
+                    (PlaneKind::LayersAz, Some(a)) => write!(f, "{family} least Z at A={a}"),
+                    (PlaneKind::ThresholdZ, _) => write!(f, "{family} least Z"),
+                    (PlaneKind::Distance, _) => write!(f, "{family} distance"),
+                    _ => write!(f, "{family} least A"),
+                }
+            }
+        }
+    }
+}
+
+fn family_name(post: bool) -> &'static str {
+    if post {
+        "post"
+    } else {
+        "pre"
+    }
+}
+
+/// A stored or recomputed value of a [`RuleQuantity`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleValue {
+    /// A result with fresh counts.
+    Result(RuleWdl),
+    /// A threshold in plies, `None` for never; past [`NEVER`]` − 1` it does not fit a plane.
+    Threshold(Option<u16>),
+}
+
+impl fmt::Display for RuleValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleValue::Result(result) => f.write_str(result.name()),
+            RuleValue::Threshold(None) => f.write_str("never"),
+            RuleValue::Threshold(Some(n)) if *n > MAX_STORED => {
+                write!(f, "more than {MAX_STORED} (does not fit)")
+            }
+            RuleValue::Threshold(Some(n)) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// One stored quantity of a rule table that is not what its moves give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleInconsistency {
+    /// Its table.
+    pub signature: Signature,
+    /// The position's index.
+    pub index: u64,
+    /// The position, White to move, in the variant's notation.
+    pub fen: String,
+    /// Which quantity.
+    pub quantity: RuleQuantity,
+    /// What the table holds.
+    pub stored: RuleValue,
+    /// What the moves give.
+    pub expected: RuleValue,
+}
+
+/// The fresh results of one rule table.
+struct FreshTable {
+    index: TableIndex,
+    codes: Vec<u8>,
+}
+
+/// The rule tables of one rule set under one set of draw rules in a directory; their fresh
+/// results are read once and kept, since every larger table's exits read them.
+pub struct RuleTables {
+    dir: PathBuf,
+    rules: MoveRules,
+    draw: DrawRules,
+    fresh: Vec<OnceLock<FreshTable>>,
+}
+
+impl RuleTables {
+    /// The rule tables of `rules` under `draw` in `dir` (nothing is read yet).
+    pub fn new(dir: &Path, rules: MoveRules, draw: DrawRules) -> RuleTables {
+        RuleTables {
+            dir: dir.to_path_buf(),
+            rules,
+            draw,
+            fresh: (0..Signature::SLOTS).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The rule table file of `signature`.
+    pub fn path(&self, signature: Signature) -> PathBuf {
+        rule_table_path(&self.dir, &self.rules, &self.draw, signature)
+    }
+
+    /// Opens the rule table of `signature` and checks that it is the one expected: this rule
+    /// set, these draw rules, this signature.
+    fn open(&self, signature: Signature) -> Result<RuleFile, StoreError> {
+        let path = self.path(signature);
+        let file = RuleFile::open(&path).map_err(|e| match e {
+            ProbeError::Io { .. } if !path.exists() => StoreError::Missing {
+                signature,
+                path: path.clone(),
+            },
+            ProbeError::Corrupted(c) => corrupt(c),
+            e => StoreError::Corrupt {
+                path: path.clone(),
+                reason: e.to_string(),
+            },
+        })?;
+        let wrong = |reason: String| StoreError::Corrupt {
+            path: path.clone(),
+            reason,
+        };
+        if file.rules != self.rules.id {
+            return Err(wrong(format!(
+                "rule table of the {} rules, expected {}",
+                file.rules.name(),
+                self.rules.id.name()
+            )));
+        }
+        if file.fingerprint != self.draw.fingerprint() || file.preset != self.draw.preset {
+            return Err(wrong(format!(
+                "built under other draw rules (fingerprint {:016x}, expected {:016x} for {})",
+                file.fingerprint,
+                self.draw.fingerprint(),
+                self.draw.directory_name()
+            )));
+        }
+        if file.signature != signature {
+            return Err(wrong(format!(
+                "holds the rule table of {}, expected {signature}",
+                file.signature
+            )));
+        }
+        Ok(file)
+    }
+
+    /// The fresh results of `signature`, read on first use.
+    fn fresh(&self, signature: Signature) -> Result<&FreshTable, StoreError> {
+        let cell = &self.fresh[signature.slot()];
+        if let Some(table) = cell.get() {
+            return Ok(table);
+        }
+        let index = TableIndex::new(signature);
+        let codes = self.open(signature)?.fresh_results().map_err(corrupt)?;
+        if codes.len() as u64 != index.size() {
+            return Err(StoreError::Corrupt {
+                path: self.path(signature),
+                reason: format!("{} fresh results, expected {}", codes.len(), index.size()),
+            });
+        }
+        Ok(cell.get_or_init(|| FreshTable { index, codes }))
+    }
+
+    /// The fresh result of `board` for its mover, if its table has been read.
+    #[inline]
+    fn fresh_of(&self, board: &Board) -> Option<Wdl> {
+        if board.own() == 0 {
+            return Some(Wdl::Loss);
+        }
+        let table = self.fresh[Signature::of(board).slot()].get()?;
+        let code = *table.codes.get(table.index.index(board) as usize)?;
+        RuleWdl::from_code(code).map(RuleWdl::wdl)
+    }
+}
+
+fn corrupt(c: CorruptedTable) -> StoreError {
+    StoreError::Corrupt {
+        path: c.path.clone(),
+        reason: c.reason.to_string(),
+    }
+}
+
+/// The planes of one family, position by position: the entries of position `i` are
+/// `entries[i * planes..(i + 1) * planes]`, so reading a child touches one cache line.
+struct Rows {
+    kind: PlaneKind,
+    planes: usize,
+    entries: Vec<u8>,
+}
+
+impl Rows {
+    #[inline(always)]
+    fn row(&self, index: usize) -> &[u8] {
+        &self.entries[index * self.planes..(index + 1) * self.planes]
+    }
+
+    /// The entry read for budget `a`.
+    #[inline(always)]
+    fn entry(&self, index: usize, a: Option<u16>) -> u8 {
+        self.row(index)[self.kind.plane_for(a, self.planes)]
+    }
+
+    /// Whether the pure winner wins in `state`, by the stored entry of position `index`. A
+    /// distance family with a budget (the check's virtual one) wins if the distance fits it.
+    #[inline(always)]
+    fn wins(&self, index: usize, state: &RuleState) -> bool {
+        let entry = self.entry(index, state.a);
+        match (self.kind, state.a) {
+            (PlaneKind::Distance, Some(within)) => entry != NEVER && u16::from(entry) <= within,
+            (kind, _) => kind.wins(entry, state),
+        }
+    }
+}
+
+/// One signature's pure results and rule planes.
+struct Side {
+    signature: Signature,
+    index: TableIndex,
+    shape: MaterialShape,
+    pure: Vec<Wdl>,
+    /// Before the condition counter starts (or the only family), and after.
+    families: [Option<Rows>; 2],
+}
+
+impl Side {
+    /// Reads the pure results and rule planes of `signature`; `a_caps`: the largest `A` of
+    /// each family on either side of the pair, which bounds the number of layers.
+    fn load(
+        pure: &TableSet,
+        tables: &RuleTables,
+        signature: Signature,
+        shape: MaterialShape,
+        a_caps: [u16; 2],
+    ) -> Result<Side, StoreError> {
+        let index = TableIndex::new(signature);
+        let size = index.size();
+        let table = pure.table(signature)?;
+        let pure_values = (0..size)
+            .into_par_iter()
+            .map(|i| table.value(i).map(|v| v.wdl()))
+            .collect::<Option<Vec<Wdl>>>()
+            .ok_or_else(|| StoreError::Corrupt {
+                path: crate::store::table_path(pure.dir(), tables.rules.id, signature),
+                reason: "an invalid value".into(),
+            })?;
+        let file = tables.open(signature)?;
+        file.verify().map_err(corrupt)?;
+        let bad = |reason: String| StoreError::Corrupt {
+            path: tables.path(signature),
+            reason,
+        };
+        let mut families = [None, None];
+        for (post, slot) in [false, true].into_iter().zip(&mut families) {
+            let expected = match (post, shape.condition) {
+                (false, _) => Some(PlaneKind::for_budgets(
+                    shape.a_full.is_some(),
+                    shape.z_full.is_some(),
+                )),
+                (true, Some(_)) => Some(PlaneKind::for_budgets(true, shape.z_full.is_some())),
+                (true, None) => None,
+            };
+            let found = file.family(post);
+            let (kind, planes) = match (found, expected) {
+                (None, None) => continue,
+                (Some((kind, planes)), Some(expected)) if kind == expected => (kind, planes),
+                _ => {
+                    return Err(bad(format!(
+                        "{} family holds {:?}, the material needs {:?}",
+                        family_name(post),
+                        found.map(|f| f.0),
+                        expected
+                    )))
+                }
+            };
+            let most = match kind {
+                PlaneKind::LayersAz => usize::from(a_caps[usize::from(post)]) + 1,
+                _ => 1,
+            };
+            if planes == 0 || planes > most {
+                return Err(bad(format!(
+                    "{} family has {planes} planes, expected 1 to {most}",
+                    family_name(post)
+                )));
+            }
+            let mut entries = vec![0u8; size as usize * planes];
+            for plane in 0..planes {
+                let values = file.plane(post, plane).map_err(corrupt)?;
+                if values.len() as u64 != size {
+                    return Err(bad(format!("plane {plane} has {} entries", values.len())));
+                }
+                for (row, &value) in entries.chunks_exact_mut(planes).zip(&values) {
+                    row[plane] = value;
+                }
+            }
+            *slot = Some(Rows {
+                kind,
+                planes,
+                entries,
+            });
+        }
+        Ok(Side {
+            signature,
+            index,
+            shape,
+            pure: pure_values,
+            families,
+        })
+    }
+
+    #[inline(always)]
+    fn family(&self, post: bool) -> Option<&Rows> {
+        self.families[usize::from(post)].as_ref()
+    }
+}
+
+/// The largest `A` a family's states hold on one side: `a_full` before the condition counter
+/// starts, its budget after.
+fn budget_cap(shape: &MaterialShape, post: bool) -> Option<u16> {
+    if post {
+        shape.condition.map(|c| c.budget)
+    } else {
+        shape.a_full
+    }
+}
+
+/// A move of the position being checked, gathered once and evaluated in every state.
+#[derive(Clone, Copy)]
+struct Child {
+    /// The position after the move, from its mover's view.
+    board: Board,
+    /// Its index in the colour-flipped table (quiet moves).
+    index: usize,
+    /// A man moved.
+    man: bool,
+    /// For an exit, the child's result with fresh counts, for its mover.
+    exit: Option<Wdl>,
+}
+
+/// Working space of one thread, reused from position to position.
+#[derive(Default)]
+struct Scratch {
+    moves: Vec<Move>,
+    children: Vec<Child>,
+}
+
+/// The budget a threshold is counted in, for one plane.
+#[derive(Clone, Copy)]
+struct Budget {
+    post: bool,
+    kind: PlaneKind,
+    /// The layer's `A` (layers only).
+    layer: Option<u16>,
+    /// The largest budget that occurs.
+    cap: u16,
+}
+
+impl Budget {
+    /// The state with `budget` plies (`None`: more than any, only for a distance).
+    fn state(&self, budget: Option<u16>) -> RuleState {
+        let (a, z) = match self.kind {
+            PlaneKind::ThresholdA | PlaneKind::Distance => (budget, None),
+            PlaneKind::ThresholdZ => (None, budget),
+            PlaneKind::LayersAz => (self.layer, budget),
+        };
+        RuleState {
+            post: self.post,
+            a,
+            z,
+        }
+    }
+
+    /// The state that must be a draw for an entry "never".
+    fn beyond(&self) -> RuleState {
+        match self.kind {
+            PlaneKind::Distance => self.state(None),
+            _ => self.state(Some(self.cap)),
+        }
+    }
+}
+
+/// Everything a check reads: the signature's side, its colour flip and the smaller tables.
+struct Checker<'a> {
+    rules: &'a MoveRules,
+    tables: &'a RuleTables,
+    own: &'a Side,
+    partner: &'a Side,
+    fresh: &'a [u8],
+    /// Per family: largest `A` (either side), and the layers to check.
+    a_caps: [u16; 2],
+    last_layers: [u16; 2],
+    z_cap: u16,
+}
+
+impl Checker<'_> {
+    /// The value of `state` for the mover of the position whose moves are `children`.
+    fn value(&self, children: &[Child], state: &RuleState) -> Wdl {
+        if children.is_empty() {
+            return Wdl::Loss;
+        }
+        if state.at_limit() {
+            return Wdl::Draw;
+        }
+        let mut best = Wdl::Loss;
+        for child in children {
+            let theirs = match child.exit {
+                Some(result) => result,
+                None => {
+                    let next = state.after(&self.partner.shape, &child.board, child.man);
+                    self.stored_value(child.index, &next)
+                }
+            };
+            best = best.max(negate(theirs));
+            if best == Wdl::Win {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The value the partner table stores for its position `index` in `state`, for its mover.
+    #[inline]
+    fn stored_value(&self, index: usize, state: &RuleState) -> Wdl {
+        let pure = self.partner.pure[index];
+        if pure == Wdl::Draw {
+            return Wdl::Draw;
+        }
+        // Both tables were checked to hold the families their material needs, and `after`
+        // only starts the condition where the material has one.
+        let wins = self
+            .partner
+            .family(state.post)
+            .is_some_and(|rows| rows.wins(index, state));
+        if wins {
+            pure
+        } else {
+            Wdl::Draw
+        }
+    }
+
+    /// Fills `scratch.children` with the moves of `board`; `false` if an exit's table is not
+    /// read (the caller reports it).
+    fn gather(&self, board: &Board, scratch: &mut Scratch) -> bool {
+        scratch.moves.clear();
+        scratch.children.clear();
+        legal_moves(board, self.rules, &mut scratch.moves);
+        for mv in &scratch.moves {
+            let child = board.play(mv);
+            let exit = mv.is_capture() || mv.crowned;
+            let (index, exit) = if exit {
+                match self.tables.fresh_of(&child) {
+                    Some(result) => (0, Some(result)),
+                    None => return false,
+                }
+            } else {
+                (self.partner.index.index(&child) as usize, None)
+            };
+            scratch.children.push(Child {
+                board: child,
+                index,
+                man: board.men & (1 << mv.from) != 0,
+                exit,
+            });
+        }
+        true
+    }
+
+    /// Checks every stored quantity of position `index`, pushing what is inconsistent.
+    fn check(
+        &self,
+        index: usize,
+        scratch: &mut Scratch,
+        found: &mut Vec<(RuleQuantity, RuleValue, RuleValue)>,
+    ) -> Result<(), StoreError> {
+        let board = self.own.index.board(index as u64);
+        let pure = self.own.pure[index];
+        let fresh_state = self.own.shape.fresh(&board);
+        let stored_fresh = RuleWdl::from_code(self.fresh[index]).unwrap_or(RuleWdl::Draw);
+        let fresh = RuleQuantity::Fresh { state: fresh_state };
+        if pure == Wdl::Draw {
+            if stored_fresh != RuleWdl::Draw {
+                found.push((
+                    fresh,
+                    RuleValue::Result(stored_fresh),
+                    RuleValue::Result(RuleWdl::Draw),
+                ));
+            }
+            for (post, rows) in [false, true].into_iter().zip(&self.own.families) {
+                let Some(rows) = rows else { continue };
+                for (plane, &entry) in rows.row(index).iter().enumerate() {
+                    if entry != NEVER {
+                        let quantity = RuleQuantity::Threshold {
+                            post,
+                            kind: rows.kind,
+                            a: (rows.kind == PlaneKind::LayersAz).then_some(plane as u16),
+                        };
+                        found.push((
+                            quantity,
+                            RuleValue::Threshold(Some(entry.into())),
+                            RuleValue::Threshold(None),
+                        ));
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if !self.gather(&board, scratch) {
+            return Err(StoreError::Unsupported(format!(
+                "{}: an exit leads to a rule table that is not read",
+                self.own.signature
+            )));
+        }
+        let children = &scratch.children;
+
+        let value = self.value(children, &fresh_state);
+        let expected_fresh = match (pure, value) {
+            (_, Wdl::Win) => RuleWdl::Win,
+            (_, Wdl::Loss) => RuleWdl::Loss,
+            (Wdl::Win, Wdl::Draw) => RuleWdl::CursedWin,
+            (_, Wdl::Draw) => RuleWdl::BlessedLoss,
+        };
+        // The pure loser winning under the rules contradicts the pure tables: always reported.
+        if stored_fresh != expected_fresh || value == negate(pure) {
+            found.push((
+                fresh,
+                RuleValue::Result(stored_fresh),
+                RuleValue::Result(expected_fresh),
+            ));
+        }
+
+        for post in [false, true] {
+            let Some(rows) = self.own.family(post) else {
+                continue;
+            };
+            let row = rows.row(index);
+            let p = usize::from(post);
+            let budget = |layer: Option<u16>, cap: u16| Budget {
+                post,
+                kind: rows.kind,
+                layer,
+                cap,
+            };
+            match rows.kind {
+                PlaneKind::LayersAz => {
+                    for a in 0..=self.last_layers[p] {
+                        let entry = row[rows.kind.plane_for(Some(a), rows.planes)];
+                        let cap = a.min(self.z_cap);
+                        self.check_threshold(children, pure, entry, budget(Some(a), cap), found);
+                    }
+                }
+                PlaneKind::ThresholdA => {
+                    let cap = budget(None, self.a_caps[p]);
+                    self.check_threshold(children, pure, row[0], cap, found);
+                }
+                PlaneKind::ThresholdZ => {
+                    let cap = budget(None, self.z_cap);
+                    self.check_threshold(children, pure, row[0], cap, found);
+                }
+                PlaneKind::Distance => {
+                    let cap = budget(None, MAX_STORED);
+                    self.check_threshold(children, pure, row[0], cap, found);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks one stored threshold `entry` of the pure winner (`pure` is the mover's pure
+    /// result): the winner wins with it and not with one ply less; "never" is a draw at the
+    /// largest budget.
+    fn check_threshold(
+        &self,
+        children: &[Child],
+        pure: Wdl,
+        entry: u8,
+        budget: Budget,
+        found: &mut Vec<(RuleQuantity, RuleValue, RuleValue)>,
+    ) {
+        let consistent = if entry == NEVER {
+            self.value(children, &budget.beyond()) == Wdl::Draw
+        } else {
+            let t = u16::from(entry);
+            t <= budget.cap
+                && self.value(children, &budget.state(Some(t))) == pure
+                && (t == 0 || self.value(children, &budget.state(Some(t - 1))) == Wdl::Draw)
+        };
+        if consistent {
+            return;
+        }
+        // The least budget that wins: only computed for a report.
+        let expected = (0..=budget.cap)
+            .find(|&b| self.value(children, &budget.state(Some(b))) == pure)
+            .or_else(|| {
+                (budget.kind == PlaneKind::Distance
+                    && self.value(children, &budget.state(None)) == pure)
+                    .then_some(budget.cap + 1)
+            });
+        found.push((
+            RuleQuantity::Threshold {
+                post: budget.post,
+                kind: budget.kind,
+                a: budget.layer,
+            },
+            RuleValue::Threshold((entry != NEVER).then_some(entry.into())),
+            RuleValue::Threshold(expected),
+        ));
+    }
+}
+
+fn negate(wdl: Wdl) -> Wdl {
+    match wdl {
+        Wdl::Win => Wdl::Loss,
+        Wdl::Draw => Wdl::Draw,
+        Wdl::Loss => Wdl::Win,
+    }
+}
+
+/// Checks every stored quantity of the rule table of `signature` (under the draw rules of
+/// `tables`) against the one-ply equations; returns up to `limit` inconsistencies, first by
+/// index. The pure tables are taken as exact ([`crate::verify::verify_table`] checks them).
+///
+/// # Errors
+///
+/// A missing or damaged pure or rule table of the signature, its colour flip or a material its
+/// exits lead to, or a rule table built under other draw rules.
+pub fn verify_rule_table(
+    pure: &TableSet,
+    tables: &RuleTables,
+    variant: &Variant,
+    signature: Signature,
+    limit: usize,
+) -> Result<Vec<RuleInconsistency>, StoreError> {
+    let shape_of = |s: Signature| {
+        MaterialShape::of(&tables.draw, s).map_err(|e| StoreError::Unsupported(e.to_string()))
+    };
+    // Read every fresh result an exit can lead to before the parallel pass: captures lead to
+    // fewer pieces, crownings to fewer men.
+    for pieces in 2..=signature.pieces() {
+        for sig in Signature::with_pieces(pieces) {
+            if sig.pieces() < signature.pieces()
+                || sig.mover_men + sig.opp_men < signature.mover_men + signature.opp_men
+            {
+                tables.fresh(sig)?;
+            }
+        }
+    }
+    let fresh = tables.fresh(signature)?;
+    let flipped = signature.flipped();
+    let shapes = [shape_of(signature)?, shape_of(flipped)?];
+    let a_caps = [false, true].map(|post| {
+        shapes
+            .iter()
+            .filter_map(|s| budget_cap(s, post))
+            .max()
+            .unwrap_or(0)
+    });
+    let z_cap = shapes.iter().filter_map(|s| s.z_full).max().unwrap_or(0);
+    let own = Side::load(pure, tables, signature, shapes[0], a_caps)?;
+    let partner_side;
+    let partner = if flipped == signature {
+        &own
+    } else {
+        partner_side = Side::load(pure, tables, flipped, shapes[1], a_caps)?;
+        &partner_side
+    };
+
+    // From this layer on, a layer's equations read the same planes and budgets as the one
+    // before (every plane index, `Z` bound and condition budget has saturated), so the layers
+    // after it repeat its check.
+    let saturated = [&own, partner]
+        .iter()
+        .flat_map(|side| side.families.iter().flatten())
+        .map(|rows| rows.planes as u16)
+        .chain([z_cap, a_caps[1]])
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let last_layers = a_caps.map(|cap| cap.min(saturated));
+    let checker = Checker {
+        rules: &variant.moves,
+        tables,
+        own: &own,
+        partner,
+        fresh: &fresh.codes,
+        a_caps,
+        last_layers,
+        z_cap,
+    };
+
+    let parts = crate::solve::chunks(own.index.size())
+        .map_init(Scratch::default, |scratch, range| {
+            let mut found = Vec::new();
+            let mut here = Vec::new();
+            for index in range {
+                here.clear();
+                checker.check(index as usize, scratch, &mut here)?;
+                for &(quantity, stored, expected) in &here {
+                    let board = own.index.board(index);
+                    found.push(RuleInconsistency {
+                        signature,
+                        index,
+                        fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
+                        quantity,
+                        stored,
+                        expected,
+                    });
+                }
+                if found.len() >= limit {
+                    break;
+                }
+            }
+            Ok(found)
+        })
+        .collect::<Result<Vec<Vec<RuleInconsistency>>, StoreError>>()?;
+    let mut found: Vec<RuleInconsistency> = parts.into_iter().flatten().collect();
+    found.sort_by_key(|i| i.index);
+    found.truncate(limit);
+    Ok(found)
+}

@@ -1,0 +1,382 @@
+//! The independent check of rule tables (`rule_verify`): tables built by `generate_rule_tables`
+//! pass it, and a table with one value changed — under valid checksums, so that only the
+//! consistency pass can notice — fails it at that position.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use dprobe::{
+    DrawPreset, DrawRules, Interpretation, PlaneKind, RuleFile, RuleWdl, Signature, Variant, NEVER,
+};
+use draughts_generator::generate::{build_order, generate};
+use draughts_generator::rule_files::{encode_rule_table, generate_rule_tables, rule_table_path};
+use draughts_generator::rule_solve::{FamilyPlanes, RuleTable};
+use draughts_generator::rule_verify::{
+    verify_rule_table, RuleInconsistency, RuleQuantity, RuleTables, RuleValue,
+};
+use draughts_generator::solve::Silent;
+use draughts_generator::store::StoreError;
+use draughts_generator::tableset::TableSet;
+
+/// Move rules and counted draw rules.
+struct Rules {
+    variant: Variant,
+    draw: DrawRules,
+}
+
+impl Rules {
+    fn new(variant: Variant, preset: DrawPreset) -> Rules {
+        Rules {
+            variant,
+            draw: DrawRules::new(preset, Interpretation::default()),
+        }
+    }
+
+    fn verify(&self, dir: &Path, signature: Signature) -> Vec<RuleInconsistency> {
+        self.try_verify(dir, signature).unwrap()
+    }
+
+    fn try_verify(
+        &self,
+        dir: &Path,
+        signature: Signature,
+    ) -> Result<Vec<RuleInconsistency>, StoreError> {
+        let pure = TableSet::new(dir, self.variant.moves);
+        let tables = RuleTables::new(dir, self.variant.moves, self.draw.clone());
+        verify_rule_table(&pure, &tables, &self.variant, signature, 10)
+    }
+
+    fn path(&self, dir: &Path, signature: Signature) -> PathBuf {
+        rule_table_path(dir, &self.variant.moves, &self.draw, signature)
+    }
+
+    /// The rule table of `signature` in `dir`, decoded.
+    fn read(&self, dir: &Path, signature: Signature) -> RuleTable {
+        let file = RuleFile::open(&self.path(dir, signature)).unwrap();
+        let mut families = Vec::new();
+        for post in [false, true] {
+            if let Some((kind, planes)) = file.family(post) {
+                families.push(FamilyPlanes {
+                    post,
+                    kind,
+                    planes: (0..planes).map(|k| file.plane(post, k).unwrap()).collect(),
+                });
+            }
+        }
+        RuleTable {
+            signature,
+            fresh: file.fresh_results().unwrap(),
+            families,
+        }
+    }
+
+    /// Writes `table` in `dir` as a valid file (checksums and all).
+    fn write(&self, dir: &Path, table: &RuleTable) {
+        let bytes = encode_rule_table(&self.variant.moves, &self.draw, table, &[], 1).unwrap();
+        std::fs::write(self.path(dir, table.signature), bytes).unwrap();
+    }
+}
+
+/// A directory with the pure and rule tables of a variant up to some pieces.
+struct Built {
+    dir: tempfile::TempDir,
+    rules: Rules,
+    pieces: u32,
+}
+
+impl Built {
+    fn new(variant: Variant, preset: DrawPreset, pieces: u32) -> Built {
+        let rules = Rules::new(variant, preset);
+        let dir = tempfile::tempdir().unwrap();
+        generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
+        generate_rule_tables(dir.path(), &variant.moves, &rules.draw, pieces, 1, &Silent).unwrap();
+        Built { dir, rules, pieces }
+    }
+
+    /// Every rule table passes; returns how many were checked.
+    fn verify_all(&self) -> usize {
+        let Rules { variant, draw } = &self.rules;
+        let pure = TableSet::new(self.dir.path(), variant.moves);
+        let tables = RuleTables::new(self.dir.path(), variant.moves, draw.clone());
+        let signatures = build_order(self.pieces);
+        for &signature in &signatures {
+            let found = verify_rule_table(&pure, &tables, variant, signature, 10).unwrap();
+            assert!(
+                found.is_empty(),
+                "{} {signature}: {found:#?}",
+                draw.directory_name()
+            );
+        }
+        signatures.len()
+    }
+
+    /// A copy of the tables, to damage.
+    fn copy(&self) -> tempfile::TempDir {
+        let copy = tempfile::tempdir().unwrap();
+        copy_dir(self.dir.path(), copy.path());
+        copy
+    }
+}
+
+/// Russian (FMJD-64) up to 4 pieces, built once for the tests of this file; tests that damage a
+/// table work on a copy.
+fn russian() -> &'static Built {
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    BUILT.get_or_init(|| Built::new(Variant::RUSSIAN, DrawPreset::Fmjd64, 4))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn sig(name: &str) -> Signature {
+    name.parse().unwrap()
+}
+
+#[test]
+fn russian_rule_tables_up_to_four_pieces_pass() {
+    let checked = russian().verify_all();
+    assert!(checked > 40, "{checked}");
+}
+
+#[test]
+fn portuguese_rule_tables_up_to_four_pieces_pass_and_changes_are_named() {
+    let built = Built::new(Variant::PORTUGUESE, DrawPreset::Fpd, 4);
+    built.verify_all();
+    // The Forçada: a family before the river is occupied that no count limits (distances),
+    // and one after it (thresholds of A); rule 2 with a man on the board: thresholds of Z.
+    for (name, kind) in [
+        ("KKKvK", PlaneKind::Distance),
+        ("KKMvK", PlaneKind::ThresholdZ),
+    ] {
+        let signature = sig(name);
+        let dir = built.dir.path();
+        let mut table = built.rules.read(dir, signature);
+        let family = &mut table.families[0];
+        assert_eq!(family.kind, kind);
+        let wrong = family.planes[0]
+            .iter()
+            .position(|&t| (3..20).contains(&t))
+            .unwrap();
+        let stored = family.planes[0][wrong];
+        family.planes[0][wrong] = stored - 1;
+        built.rules.write(dir, &table);
+        let found = built.rules.verify(dir, signature);
+        let hit = found
+            .iter()
+            .find(|f| f.index == wrong as u64)
+            .unwrap_or_else(|| panic!("{name} index {wrong} not named: {found:#?}"));
+        assert_eq!(
+            hit.quantity,
+            RuleQuantity::Threshold {
+                post: false,
+                kind,
+                a: None
+            }
+        );
+        assert_eq!(
+            hit.stored,
+            RuleValue::Threshold(Some(u16::from(stored) - 1))
+        );
+        assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
+    }
+}
+
+#[test]
+fn a_changed_fresh_result_is_named() {
+    let built = russian();
+    let copy = built.copy();
+    let signature = sig("KvKKK");
+    let mut table = built.rules.read(copy.path(), signature);
+    // A blessed loss (the lone king survives the count) claimed to be a plain loss.
+    let wrong = table
+        .fresh
+        .iter()
+        .position(|&c| c == RuleWdl::BlessedLoss.code())
+        .expect("Russian KvKKK has blessed losses");
+    table.fresh[wrong] = RuleWdl::Loss.code();
+    built.rules.write(copy.path(), &table);
+
+    let found = built.rules.verify(copy.path(), signature);
+    let hit = found
+        .iter()
+        .find(|f| f.index == wrong as u64)
+        .unwrap_or_else(|| panic!("index {wrong} not named: {found:#?}"));
+    assert!(
+        matches!(hit.quantity, RuleQuantity::Fresh { .. }),
+        "{hit:?}"
+    );
+    assert_eq!(hit.stored, RuleValue::Result(RuleWdl::Loss));
+    assert_eq!(hit.expected, RuleValue::Result(RuleWdl::BlessedLoss));
+    assert!(hit.fen.starts_with("W:"), "{}", hit.fen);
+}
+
+#[test]
+fn a_changed_threshold_is_named() {
+    // Russian KKKvK: before the long-diagonal rule starts, thresholds of A (rule 1).
+    let built = russian();
+    let copy = built.copy();
+    let signature = sig("KKKvK");
+    let mut table = built.rules.read(copy.path(), signature);
+    let family = &mut table.families[0];
+    assert_eq!((family.kind, family.post), (PlaneKind::ThresholdA, false));
+    let wrong = family.planes[0]
+        .iter()
+        .position(|&t| (5..20).contains(&t))
+        .unwrap();
+    let stored = family.planes[0][wrong];
+    family.planes[0][wrong] = stored + 2;
+    built.rules.write(copy.path(), &table);
+
+    let found = built.rules.verify(copy.path(), signature);
+    let hit = found
+        .iter()
+        .find(|f| f.index == wrong as u64 && matches!(f.quantity, RuleQuantity::Threshold { .. }))
+        .unwrap_or_else(|| panic!("index {wrong} not named: {found:#?}"));
+    assert_eq!(
+        hit.quantity,
+        RuleQuantity::Threshold {
+            post: false,
+            kind: PlaneKind::ThresholdA,
+            a: None
+        }
+    );
+    assert_eq!(
+        hit.stored,
+        RuleValue::Threshold(Some(u16::from(stored) + 2))
+    );
+    assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
+}
+
+#[test]
+fn a_changed_layer_is_named() {
+    // Russian KKvKM: rule 3 (A, never reset) and rule 2 (Z, reset by a man move) at once; each
+    // plane holds the least Z for one A.
+    let built = russian();
+    let copy = built.copy();
+    let signature = sig("KKvKM");
+    let mut table = built.rules.read(copy.path(), signature);
+    let family = &mut table.families[0];
+    assert_eq!(family.kind, PlaneKind::LayersAz);
+    let layer = 20;
+    assert!(family.planes.len() > layer + 1, "{}", family.planes.len());
+    let wrong = family.planes[layer]
+        .iter()
+        .position(|&z| (3..layer as u8).contains(&z))
+        .unwrap();
+    let stored = family.planes[layer][wrong];
+    family.planes[layer][wrong] = NEVER;
+    built.rules.write(copy.path(), &table);
+
+    let found = built.rules.verify(copy.path(), signature);
+    let quantity = RuleQuantity::Threshold {
+        post: false,
+        kind: PlaneKind::LayersAz,
+        a: Some(layer as u16),
+    };
+    let hit = found
+        .iter()
+        .find(|f| f.index == wrong as u64 && f.quantity == quantity)
+        .unwrap_or_else(|| panic!("index {wrong} layer {layer} not named: {found:#?}"));
+    assert_eq!(hit.stored, RuleValue::Threshold(None));
+    assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
+}
+
+#[test]
+fn missing_and_foreign_rule_tables_are_errors() {
+    let built = russian();
+    let copy = built.copy();
+    // A material an exit leads to is missing: named, not a pass.
+    std::fs::remove_file(built.rules.path(copy.path(), sig("KvK"))).unwrap();
+    match built.rules.try_verify(copy.path(), sig("KKvK")) {
+        Err(StoreError::Missing { signature, .. }) => assert_eq!(signature, sig("KvK")),
+        other => panic!("{other:?}"),
+    }
+    // A file of another signature under this one's name.
+    let copy = built.copy();
+    std::fs::copy(
+        built.rules.path(copy.path(), sig("KvKK")),
+        built.rules.path(copy.path(), sig("KKvKK")),
+    )
+    .unwrap();
+    let error = built
+        .rules
+        .try_verify(copy.path(), sig("KKvKK"))
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("KvKK, expected KKvKK"),
+        "{error}"
+    );
+}
+
+#[test]
+fn dtb_verify_checks_rule_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let dtb = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dtb"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = dtb(&[
+        "generate",
+        "--variant",
+        "russian",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+    ]);
+    assert!(out.status.success());
+    let signatures = (2..=3).flat_map(Signature::with_pieces).count();
+    let out = dtb(&["verify", "--variant", "russian", "--dir", d]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(&format!(
+            "{signatures} rule tables checked (fmjd64), 0 inconsistent"
+        )),
+        "{text}"
+    );
+
+    // One fresh result changed: the rule pass fails and names the position.
+    let rules = Rules::new(Variant::RUSSIAN, DrawPreset::Fmjd64);
+    let mut table = rules.read(dir.path(), sig("KKvK"));
+    let wrong = table
+        .fresh
+        .iter()
+        .position(|&c| c == RuleWdl::Win.code())
+        .unwrap();
+    table.fresh[wrong] = RuleWdl::CursedWin.code();
+    rules.write(dir.path(), &table);
+    let out = dtb(&["verify", "--variant", "russian", "--dir", d]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("KKvK: INCONSISTENT"), "{text}");
+    assert!(
+        text.contains(&format!("index {wrong} ")) && text.contains("stored cursed-win"),
+        "{text}"
+    );
+    // The pure tables alone still pass.
+    let out = dtb(&[
+        "verify",
+        "--variant",
+        "russian",
+        "--dir",
+        d,
+        "--draw-rules",
+        "none",
+    ]);
+    assert!(out.status.success());
+}
