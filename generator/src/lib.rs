@@ -6,6 +6,7 @@ pub mod generate;
 pub mod progress;
 pub mod rule_files;
 pub mod rule_solve;
+pub mod rule_stats;
 pub mod rule_verify;
 pub mod solve;
 pub mod store;

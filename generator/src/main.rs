@@ -13,6 +13,7 @@ use draughts_generator::compress::{compressed_path, Kind};
 use draughts_generator::generate::{build_order, generate_with, plan, BuildOptions};
 use draughts_generator::progress::Bars;
 use draughts_generator::rule_files::{generate_rule_tables, rule_table_path};
+use draughts_generator::rule_stats::RuleStats;
 use draughts_generator::rule_verify::{verify_rule_table, RuleTables};
 use draughts_generator::store::{table_path, Table};
 use draughts_generator::tableset::TableSet;
@@ -596,19 +597,17 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
     for signature in signatures {
         let table =
             Table::open(dir, variant.moves.id, signature, false).map_err(|e| e.to_string())?;
-        let fen = (table.stats.max_dtw > 0).then(|| {
-            let board = table.index.board(table.stats.max_dtw_index);
-            Position::from_board(&board, Color::White).to_fen(variant)
-        });
+        let fen = (table.stats.max_dtw > 0)
+            .then(|| fen_of(variant, &signature, table.stats.max_dtw_index));
         rows.push((signature, table.stats, fen, table.checksum()));
     }
     // Results under the variant's counted draw rules, where their tables are built.
     let draw = variant.draw_rules();
-    let rule_counts: Vec<Option<RuleCounts>> = rows
+    let rule_counts: Vec<Option<RuleStats>> = rows
         .iter()
         .map(|(signature, ..)| {
             let path = rule_table_path(dir, &variant.moves, &draw, *signature);
-            rule_counts(&dprobe::RuleFile::open(&path).ok()?, &draw)
+            RuleStats::of(&dprobe::RuleFile::open(&path).ok()?, &draw).ok()
         })
         .collect();
     let mut out = String::new();
@@ -652,6 +651,14 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
                         })
                         .collect();
                     object["turned_by"] = serde_json::Value::Object(turned_by);
+                    let (plies, fen) = match rule.longest_win {
+                        Some((plies, index)) => {
+                            (Some(plies), Some(fen_of(variant, signature, index)))
+                        }
+                        None => (None, None),
+                    };
+                    object["longest_rule_win"] = serde_json::json!(plies);
+                    object["longest_rule_win_fen"] = serde_json::json!(fen);
                 }
                 object
             })
@@ -679,13 +686,15 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
         if rule_counts.iter().any(Option::is_some) {
             out.push_str(&format!(
                 "\nunder the {} draw rules, every count at its start (mover's view):\n{:<10} {:>12} \
-                 {:>12} {:>12} {:>12}  turned to draws by a rule alone (cursed wins/blessed losses)\n",
+                 {:>12} {:>12} {:>12} {:>9}  turned to draws by a rule alone (cursed wins/blessed \
+                 losses)\n",
                 draw.directory_name(),
                 "table",
                 "wins",
                 "cursed wins",
                 "blessed",
-                "losses"
+                "losses",
+                "rule_win"
             ));
             for ((signature, ..), rule) in rows.iter().zip(&rule_counts) {
                 if let Some(rule) = rule {
@@ -696,8 +705,11 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
                         .filter(|(_, c)| c[1] + c[3] > 0)
                         .map(|(id, c)| format!("{id} {}/{}", c[3], c[1]))
                         .collect();
+                    let longest = rule
+                        .longest_win
+                        .map_or("-".to_string(), |(plies, _)| plies.to_string());
                     out.push_str(&format!(
-                        "{:<10} {win:>12} {cursed:>12} {blessed:>12} {loss:>12}  {}\n",
+                        "{:<10} {win:>12} {cursed:>12} {blessed:>12} {loss:>12} {longest:>9}  {}\n",
                         signature.to_string(),
                         turned_by.join(", ")
                     ));
@@ -709,37 +721,10 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// A rule table's results with fresh counts, counted by [`dprobe::RuleWdl`] code.
-struct RuleCounts {
-    /// Under all the rules.
-    all: [u64; 5],
-    /// Under each counter alone, by the counter's id.
-    alone: Vec<(&'static str, [u64; 5])>,
-}
-
-/// Counts a rule table file's results, `None` if it cannot be read.
-fn rule_counts(file: &dprobe::RuleFile, draw: &DrawRules) -> Option<RuleCounts> {
-    let count = |fresh: Vec<u8>| {
-        let mut counts = [0u64; 5];
-        for code in fresh {
-            counts[usize::from(code)] += 1;
-        }
-        counts
-    };
-    let all = count(file.fresh_results().ok()?);
-    let alone = if draw.counters.len() == 1 {
-        // A single counter: what it changes alone is everything the rules change.
-        vec![(draw.counters[0].id, all)]
-    } else if file.counters_alone() != draw.counters.len() {
-        Vec::new()
-    } else {
-        draw.counters
-            .iter()
-            .enumerate()
-            .map(|(k, c)| Some((c.id, count(file.fresh_results_alone(k)?.ok()?))))
-            .collect::<Option<Vec<_>>>()?
-    };
-    Some(RuleCounts { all, alone })
+/// The position at `index` of `signature`'s table, White to move.
+fn fen_of(variant: &Variant, signature: &Signature, index: u64) -> String {
+    let board = dprobe::TableIndex::new(*signature).board(index);
+    Position::from_board(&board, Color::White).to_fen(variant)
 }
 
 /// Checks the compressed files of a table: present, of the right table, every checksum intact.

@@ -367,6 +367,19 @@ fn stats_count_what_the_rules_and_each_rule_alone_turn_into_draws() {
                 "{table}"
             );
         }
+        // A win under the rules has a requirement and a position that needs it.
+        if n(&table["rule_wins"]) > 0 {
+            let fen = table["longest_rule_win_fen"].as_str().unwrap();
+            let out = dtb(&["probe", "--variant", "russian", "--dir", d, "--json", fen]);
+            let probe: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+            assert_eq!(probe["result"], "win", "{table}");
+        }
+        if table["table"] == "KKKvK" {
+            // Rule 1: three kings must win within 15 moves, 29 plies with the strong side to
+            // move; the pure game's longest win takes 25.
+            let longest = n(&table["longest_rule_win"]);
+            assert!(longest > 0 && longest <= 29, "{table}");
+        }
         if table["table"] == "KvKKK" {
             kvkkk = Some(table.clone());
         }

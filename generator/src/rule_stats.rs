@@ -1,0 +1,131 @@
+//! Statistics of a rule table file (`dtb stats`): its results with fresh counts, what each
+//! counter alone changes, and the longest win the rules allow.
+
+use dprobe::{DrawRules, MaterialShape, PlaneKind, RuleFile, RuleWdl, TableIndex, NEVER};
+
+/// A rule table's statistics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleStats {
+    /// Results with fresh counts, counted by [`RuleWdl`] code (loss, blessed loss, draw, cursed
+    /// win, win).
+    pub all: [u64; 5],
+    /// The same under each counter alone, by the counter's id (empty if the file predates
+    /// them).
+    pub alone: Vec<(&'static str, [u64; 5])>,
+    /// Among the positions won under the rules with fresh counts whose requirement is counted in
+    /// plies: the most plies the winner needs (the loser resisting) to reach the capture or
+    /// crowning that keeps the win, or the end of the game; and the index of one position that
+    /// needs them. `None` if there is no such position.
+    pub longest_win: Option<(u16, u64)>,
+}
+
+impl RuleStats {
+    /// Reads the statistics of `file`, built under `draw`.
+    ///
+    /// # Errors
+    ///
+    /// A damaged section or a file whose planes do not fit its draw rules, as text.
+    pub fn of(file: &RuleFile, draw: &DrawRules) -> Result<RuleStats, String> {
+        let count = |fresh: &[u8]| {
+            let mut counts = [0u64; 5];
+            for &code in fresh {
+                counts[usize::from(code)] += 1;
+            }
+            counts
+        };
+        let fresh = file.fresh_results().map_err(|e| e.to_string())?;
+        let all = count(&fresh);
+        let alone = if draw.counters.len() == 1 {
+            // A single counter: what it changes alone is everything the rules change.
+            vec![(draw.counters[0].id, all)]
+        } else if file.counters_alone() != draw.counters.len() {
+            Vec::new()
+        } else {
+            let mut alone = Vec::with_capacity(draw.counters.len());
+            for (k, counter) in draw.counters.iter().enumerate() {
+                let results = file
+                    .fresh_results_alone(k)
+                    .unwrap_or_else(|| Ok(Vec::new()))
+                    .map_err(|e| e.to_string())?;
+                alone.push((counter.id, count(&results)));
+            }
+            alone
+        };
+        Ok(RuleStats {
+            all,
+            alone,
+            longest_win: longest_win(file, draw, &fresh)?,
+        })
+    }
+}
+
+/// The longest requirement in plies among the positions won with fresh counts (see
+/// [`RuleStats::longest_win`]). The entry of a threshold-of-`A` plane and of a distance plane
+/// is that requirement; in `A × Z` layers it is the least layer `k` whose entry the fresh `Z`
+/// meets. A threshold of `Z` alone counts plies since the last man move, not to the exit: such
+/// positions are left out.
+fn longest_win(
+    file: &RuleFile,
+    draw: &DrawRules,
+    fresh: &[u8],
+) -> Result<Option<(u16, u64)>, String> {
+    let shape = MaterialShape::of(draw, file.signature).map_err(|e| e.to_string())?;
+    let index = TableIndex::new(file.signature);
+    let mut best: Option<(u16, u64)> = None;
+    for post in [false, true] {
+        let Some((kind, planes)) = file.family(post) else {
+            continue;
+        };
+        if kind == PlaneKind::ThresholdZ {
+            continue;
+        }
+        // The positions won under the rules whose fresh state is in this family, with their
+        // fresh `Z`, and the requirement found so far.
+        let mut open: Vec<(u64, Option<u16>)> = fresh
+            .iter()
+            .enumerate()
+            .filter(|&(_, &code)| code == RuleWdl::Win.code())
+            .filter_map(|(i, _)| {
+                let state = shape.fresh(&index.board(i as u64));
+                (state.post == post).then_some((i as u64, state.z))
+            })
+            .collect();
+        let mut consider = |need: u16, i: u64| {
+            if best.is_none_or(|(b, _)| need > b) {
+                best = Some((need, i));
+            }
+        };
+        if kind == PlaneKind::LayersAz {
+            for k in 0..planes {
+                let plane = file.plane(post, k).map_err(|e| e.to_string())?;
+                open.retain(|&(i, z)| {
+                    let entry = plane[i as usize];
+                    let met = entry != NEVER && z.is_some_and(|z| u16::from(entry) <= z);
+                    if met {
+                        consider(k as u16, i);
+                    }
+                    !met
+                });
+            }
+            if let Some(&(i, _)) = open.first() {
+                return Err(format!(
+                    "{}: position {i} is won but no layer wins it",
+                    file.signature
+                ));
+            }
+        } else {
+            let plane = file.plane(post, 0).map_err(|e| e.to_string())?;
+            for &(i, _) in &open {
+                let entry = plane[i as usize];
+                if entry == NEVER {
+                    return Err(format!(
+                        "{}: position {i} is won but its plane says never",
+                        file.signature
+                    ));
+                }
+                consider(u16::from(entry), i);
+            }
+        }
+    }
+    Ok(best)
+}
