@@ -298,9 +298,11 @@ impl Tablebase {
         self.check(&board)?;
         MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
         let state = state_from_counts(&self.draw_rules, &board, counts)?;
+        let result = self.rule_fresh(&board)?;
         Ok(RuleProbe {
-            pure: self.wdl(&board)?,
-            result: self.rule_fresh(&board)?,
+            // A rule result carries the pure game's (`rule_verify` checks they agree).
+            pure: result.pure(),
+            result,
             now: self.rule_value(&board, &state)?,
             state,
         })
@@ -379,6 +381,11 @@ impl Tablebase {
                 Ok(best)
             });
         }
+        self.stored_fresh(board)
+    }
+
+    /// The fresh result stored for `board`, a position without a capture.
+    fn stored_fresh(&self, board: &Board) -> Result<RuleWdl, ProbeError> {
         let (file, id) = self.rule_file(Signature::of(board))?;
         let index = file.fresh.index().index(board);
         let symbol = self.section_symbol(&file.fresh, id, 0, index)?;
@@ -394,10 +401,11 @@ impl Tablebase {
         if board.own() == 0 {
             return Ok(Wdl::Loss);
         }
-        let rules = &self.variant.moves;
-        let no_move = with_move_list(|moves| {
-            legal_moves(board, rules, moves);
-            moves.is_empty()
+        // One move list tells both: no move, or a capture (compulsory, so the first move is one
+        // if any is).
+        let (no_move, capture) = with_move_list(|moves| {
+            legal_moves(board, &self.variant.moves, moves);
+            (moves.is_empty(), moves.first().is_some_and(Move::is_capture))
         });
         if no_move {
             return Ok(Wdl::Loss);
@@ -405,9 +413,12 @@ impl Tablebase {
         if state.at_limit() {
             return Ok(Wdl::Draw);
         }
-        let fresh = self.rule_fresh(board)?;
-        if has_capture(board, rules) || fresh.pure() == Wdl::Draw {
+        if capture {
             // Captures leave the material: the counts do not matter.
+            return Ok(self.rule_fresh(board)?.wdl());
+        }
+        let fresh = self.stored_fresh(board)?;
+        if fresh.pure() == Wdl::Draw {
             return Ok(fresh.wdl());
         }
         let (file, id) = self.rule_file(Signature::of(board))?;
