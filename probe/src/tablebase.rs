@@ -405,7 +405,10 @@ impl Tablebase {
         // if any is).
         let (no_move, capture) = with_move_list(|moves| {
             legal_moves(board, &self.variant.moves, moves);
-            (moves.is_empty(), moves.first().is_some_and(Move::is_capture))
+            (
+                moves.is_empty(),
+                moves.first().is_some_and(Move::is_capture),
+            )
         });
         if no_move {
             return Ok(Wdl::Loss);
