@@ -45,7 +45,9 @@ impl RuleStats {
             for (k, counter) in draw.counters.iter().enumerate() {
                 let results = file
                     .fresh_results_alone(k)
-                    .unwrap_or_else(|| Ok(Vec::new()))
+                    .ok_or_else(|| {
+                        format!("{}: no results alone for {}", file.signature, counter.id)
+                    })?
                     .map_err(|e| e.to_string())?;
                 alone.push((counter.id, count(&results)));
             }
