@@ -65,7 +65,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use dprobe::geometry::LONG_DIAGONAL;
+use dprobe::geometry::{rank_of, LONG_DIAGONAL};
 use dprobe::{
     legal_moves, Board, DrawRules, Limit, LimitOutcome, Move, MoveRules, PositionCond, Signature,
     Strong, Wdl,
@@ -466,6 +466,31 @@ const EDGE_QUIET: u64 = 2;
 /// Flag bits of a quiet edge: bit 0 a man moved, bit `j + 1` child counter `j`'s condition holds.
 const FLAG_COMBINATIONS: usize = 1 << (MAX_COUNTERS + 1);
 
+/// How the states of a pair of materials (a signature and its colour flip) are ordered so that
+/// every quiet move leads to a state decided earlier. Moves that capture or crown lead to
+/// smaller materials, solved before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// Every quiet move adds one ply to the clock (a counter without condition and reset, or
+    /// a kings-only counter where there is no man): by decreasing clock, one sweep per clock.
+    Clock,
+    /// A counter without condition always runs, so a king move adds one ply to the clock and a
+    /// man move advances a man: by decreasing advance of the men, then decreasing clock.
+    AdvanceThenClock,
+    /// Neither (only counters that wait for a condition): sweeps until nothing changes.
+    Fixpoint,
+}
+
+/// What the iteration keeps of a pair once it is solved.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// Every state (for [`FullStateSolution::value`] and the other queries).
+    Everything,
+    /// Only the states with every count at its start (clock 0): all that larger materials read.
+    /// A pair ordered by clock holds two clocks at a time while it is solved.
+    Fresh,
+}
+
 /// One signature: its boards, its count vectors and the moves of its boards.
 struct Material {
     signature: Signature,
@@ -476,6 +501,8 @@ struct Material {
     positions: FastMap<Board, u32>,
     /// Per board: bit `j` if counter `j`'s condition holds there.
     cond_mask: Vec<u8>,
+    /// Per board: how far its men have advanced (rows from their own side, both sides summed).
+    advance: Vec<u8>,
     /// The consistent count vectors, by decreasing clock.
     vectors: Vec<Raw>,
     clock: Vec<u16>,
@@ -483,11 +510,14 @@ struct Material {
     /// Per vector: bit `j` if counter `j` is `None`.
     none_mask: Vec<u8>,
     at_limit: Vec<bool>,
-    /// Every quiet move adds one to the clock (a counter without condition and reset, or a
-    /// kings-only counter where no man can move): states can be solved clock by clock.
-    monotone_clock: bool,
-    /// State id of (vector 0, board 0); state id = offset + vector × boards + board.
-    offset: usize,
+    /// Layer `k`: the vectors of one clock value (a range of `vectors`), by decreasing clock.
+    layers: Vec<Range<usize>>,
+    /// Per vector: its layer.
+    layer_of: Vec<u16>,
+    /// Per layer, while it is kept: its states, board-major (`board × layer length + vector −
+    /// layer start`), so that the states of one board's moves are read together.
+    values: Vec<Option<Vec<AtomicU8>>>,
+    order: Order,
     edge_start: Vec<u32>,
     edges: Vec<u64>,
     /// `vector × FLAG_COMBINATIONS + flags` → the child's vector (in `flip`), `u32::MAX` if unused.
@@ -499,8 +529,53 @@ impl Material {
         self.boards.len()
     }
 
-    fn states(&self) -> Range<usize> {
-        self.offset..self.offset + self.vectors.len() * self.boards.len()
+    /// The layer holding the clock-0 vectors (every count at its start).
+    fn fresh_layer(&self) -> usize {
+        self.layers.len() - 1
+    }
+
+    fn layer_of_clock(&self, clock: u16) -> Option<usize> {
+        self.layers
+            .iter()
+            .position(|r| self.clock[r.start] == clock)
+    }
+
+    /// Allocates layer `k` with every state unknown, or invalid where a waiting count's condition
+    /// holds. Returns the number of states in it.
+    fn allocate(&mut self, k: usize) -> usize {
+        if self.values[k].is_some() {
+            return 0;
+        }
+        let range = self.layers[k].clone();
+        let len = range.len();
+        let (none_mask, cond_mask) = (&self.none_mask[range.clone()], &self.cond_mask);
+        let values: Vec<AtomicU8> = (0..len * self.boards.len())
+            .into_par_iter()
+            .map(|i| {
+                let invalid = none_mask[i % len] & cond_mask[i / len] != 0;
+                AtomicU8::new(if invalid { INVALID } else { UNKNOWN })
+            })
+            .collect();
+        let states = values
+            .par_iter()
+            .filter(|v| v.load(Relaxed) != INVALID)
+            .count();
+        self.values[k] = Some(values);
+        states
+    }
+
+    /// The stored code of a state; panics if its layer is not kept.
+    fn load(&self, vector: usize, board: usize) -> u8 {
+        let k = self.layer_of[vector] as usize;
+        let range = &self.layers[k];
+        let values = self.values[k]
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: a state of a dropped layer", self.signature));
+        values[board * range.len() + vector - range.start].load(Relaxed)
+    }
+
+    fn kept(&self, vector: usize) -> bool {
+        self.values[self.layer_of[vector] as usize].is_some()
     }
 }
 
@@ -511,13 +586,16 @@ pub struct FullStateSolution {
     materials: Vec<Material>,
     index: HashMap<Signature, usize>,
     requested: Vec<usize>,
-    values: Vec<AtomicU8>,
     states: usize,
     passes: usize,
 }
 
+/// A state handed to the visitor of [`FullStateSolution::stream`].
+pub type Visitor<'a> = &'a (dyn Fn(Board, Counts, Wdl) + Sync);
+
 impl FullStateSolution {
-    /// Solves every consistent start state of `signatures` (and everything reachable).
+    /// Solves every consistent start state of `signatures` (and everything reachable), keeping
+    /// every state.
     pub fn solve(
         rules: &MoveRules,
         draw: &DrawRules,
@@ -528,6 +606,34 @@ impl FullStateSolution {
 
     /// As [`FullStateSolution::solve`], or why the rules are not supported.
     pub fn try_solve(
+        rules: &MoveRules,
+        draw: &DrawRules,
+        signatures: &[Signature],
+    ) -> Result<FullStateSolution, String> {
+        let mut solution = Self::build(rules, draw, signatures)?;
+        solution.iterate(Keep::Everything, None);
+        Ok(solution)
+    }
+
+    /// Solves the same states as [`FullStateSolution::solve`] keeping only what the solving
+    /// needs (for a pair ordered by clock, two clocks at a time), and hands every state of
+    /// `signatures` in a fixed pseudo-random sample of about one in `one_in` to `visit` once its
+    /// value is final (in parallel, in no fixed order). Returns the number of states solved.
+    pub fn stream(
+        rules: &MoveRules,
+        draw: &DrawRules,
+        signatures: &[Signature],
+        one_in: u64,
+        visit: Visitor<'_>,
+    ) -> usize {
+        let mut solution =
+            Self::build(rules, draw, signatures).unwrap_or_else(|e| panic!("unsupported: {e}"));
+        solution.iterate(Keep::Fresh, Some((visit, one_in)));
+        solution.states
+    }
+
+    /// The materials, their boards, vectors, moves and count transitions; no values yet.
+    fn build(
         rules: &MoveRules,
         draw: &DrawRules,
         signatures: &[Signature],
@@ -577,77 +683,15 @@ impl FullStateSolution {
                 found.push((flip, enumerate_boards(flip)));
             }
         }
+        assert!(found.len() < 256, "material indices fit 8 bits of an edge");
 
         // 2. Count vectors, boards and their conditions.
-        let mut materials: Vec<Material> = Vec::with_capacity(found.len());
-        let mut offset = 0;
-        for (signature, boards) in found {
-            let list = counters(draw, &signature);
-            let positions: FastMap<Board, u32> = boards
-                .iter()
-                .enumerate()
-                .map(|(i, b)| (*b, i as u32))
-                .collect();
-            let cond_mask: Vec<u8> = boards
-                .iter()
-                .map(|b| {
-                    let mut mask = 0;
-                    for (j, c) in list.iter().enumerate() {
-                        if c.condition
-                            .is_some_and(|cond| condition_holds(cond, c.strong, b))
-                        {
-                            mask |= 1 << j;
-                        }
-                    }
-                    mask
-                })
-                .collect();
-            let mut with_clock = count_vectors(&list, &signature);
-            with_clock.sort_by_key(|&(_, clock)| std::cmp::Reverse(clock));
-            let vectors: Vec<Raw> = with_clock.iter().map(|&(r, _)| r).collect();
-            let clock: Vec<u16> = with_clock.iter().map(|&(_, c)| c).collect();
-            let vector_ids: FastMap<Raw, u32> = vectors
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (*r, i as u32))
-                .collect();
-            let none_mask = vectors
-                .iter()
-                .map(|r| {
-                    (0..list.len())
-                        .filter(|&j| r[j].is_none())
-                        .fold(0u8, |m, j| m | 1 << j)
-                })
-                .collect();
-            let at_limit = vectors
-                .iter()
-                .map(|r| list.iter().zip(r).any(|(c, &n)| limit_reached(c, n)))
-                .collect();
-            let no_men = signature.mover_men == 0 && signature.opp_men == 0;
-            let monotone_clock = list
-                .iter()
-                .any(|c| c.condition.is_none() && (!c.resets_on_man_move || no_men));
-            let material = Material {
-                signature,
-                flip: index[&signature.flipped()],
-                counters: list,
-                positions,
-                cond_mask,
-                vectors,
-                clock,
-                vector_ids,
-                none_mask,
-                at_limit,
-                monotone_clock,
-                offset,
-                edge_start: Vec::new(),
-                edges: Vec::new(),
-                trans: Vec::new(),
-                boards,
-            };
-            offset += material.vectors.len() * material.boards.len();
-            materials.push(material);
-        }
+        let mut materials: Vec<Material> = found
+            .into_iter()
+            .map(|(signature, boards)| {
+                material(draw, signature, boards, index[&signature.flipped()])
+            })
+            .collect();
 
         // 3. Moves of every board, as edges.
         let mut all_edges = Vec::with_capacity(materials.len());
@@ -713,24 +757,6 @@ impl FullStateSolution {
             material.trans = trans;
         }
 
-        // 5. Values: invalid pairs marked, then iteration.
-        let values: Vec<AtomicU8> = (0..offset)
-            .into_par_iter()
-            .map(|_| AtomicU8::new(UNKNOWN))
-            .collect();
-        for material in &materials {
-            let n = material.positions_len();
-            material.states().into_par_iter().for_each(|id| {
-                let local = id - material.offset;
-                if material.none_mask[local / n] & material.cond_mask[local % n] != 0 {
-                    values[id].store(INVALID, Relaxed);
-                }
-            });
-        }
-        let states = values
-            .par_iter()
-            .filter(|v| v.load(Relaxed) != INVALID)
-            .count();
         let mut requested: Vec<usize> = Vec::new();
         for s in signatures {
             if let Some(&i) = index.get(s) {
@@ -739,26 +765,21 @@ impl FullStateSolution {
                 }
             }
         }
-        let mut solution = FullStateSolution {
+        Ok(FullStateSolution {
             draw: draw.clone(),
             rules: *rules,
             materials,
             index,
             requested,
-            values,
-            states,
+            states: 0,
             passes: 0,
-        };
-        solution.iterate();
-        Ok(solution)
+        })
     }
 
-    /// Value iteration. One ordered pass (smaller materials first; within a pair of signatures
-    /// with a monotone clock, by decreasing clock, each layer once since its moves lead to the
-    /// next clock value; otherwise sweeps until nothing changes), then whole sweeps over every
-    /// undecided state until one changes nothing (the ordered pass should leave nothing to do;
-    /// the order only makes the iteration fast).
-    fn iterate(&mut self) {
+    /// Value iteration, pair by pair (smaller materials first), each pair in its [`Order`].
+    /// Keeping everything, whole sweeps over every state follow until one changes nothing: the
+    /// first must already change nothing, or the order was wrong.
+    fn iterate(&mut self, keep: Keep, visit: Option<(Visitor<'_>, u64)>) {
         let mut pairs: Vec<Vec<usize>> = Vec::new();
         for (i, m) in self.materials.iter().enumerate() {
             if m.flip == i {
@@ -772,75 +793,167 @@ impl FullStateSolution {
             (s.pieces(), s.mover_men + s.opp_men)
         });
         for pair in &pairs {
-            let mats: Vec<&Material> = pair.iter().map(|&i| &self.materials[i]).collect();
-            if mats.iter().all(|m| m.monotone_clock) {
-                let top = mats
-                    .iter()
-                    .filter_map(|m| m.clock.first().copied())
-                    .max()
-                    .unwrap_or(0);
-                for clock in (0..=top).rev() {
-                    let ranges: Vec<(usize, Range<usize>)> = pair
-                        .iter()
-                        .map(|&i| {
-                            let m = &self.materials[i];
-                            let first = m.clock.partition_point(|&c| c > clock);
-                            let end = m.clock.partition_point(|&c| c >= clock);
-                            let n = m.positions_len();
-                            (i, m.offset + first * n..m.offset + end * n)
-                        })
-                        .collect();
-                    self.sweep(&ranges);
+            let order = self.materials[pair[0]].order;
+            assert!(pair.iter().all(|&i| self.materials[i].order == order));
+            if order == Order::Clock && keep == Keep::Fresh {
+                self.solve_by_clock_streaming(pair, visit);
+                continue;
+            }
+            for &i in pair {
+                for k in 0..self.materials[i].layers.len() {
+                    self.states += self.materials[i].allocate(k);
                 }
-            } else {
-                let ranges: Vec<(usize, Range<usize>)> = pair
-                    .iter()
-                    .map(|&i| (i, self.materials[i].states()))
-                    .collect();
-                while self.sweep(&ranges) > 0 {}
+            }
+            match order {
+                Order::Clock => {
+                    for clock in self.clocks(pair) {
+                        for &i in pair {
+                            if let Some(k) = self.materials[i].layer_of_clock(clock) {
+                                self.sweep(i, k, None);
+                            }
+                        }
+                    }
+                }
+                Order::AdvanceThenClock => {
+                    let by_advance: Vec<Vec<Vec<u32>>> = pair
+                        .iter()
+                        .map(|&i| boards_by_advance(&self.materials[i]))
+                        .collect();
+                    let top = by_advance.iter().map(Vec::len).max().unwrap_or(0);
+                    for advance in (0..top).rev() {
+                        for clock in self.clocks(pair) {
+                            for (&i, groups) in pair.iter().zip(&by_advance) {
+                                let (Some(boards), Some(k)) =
+                                    (groups.get(advance), self.materials[i].layer_of_clock(clock))
+                                else {
+                                    continue;
+                                };
+                                self.sweep(i, k, Some(boards));
+                            }
+                        }
+                    }
+                }
+                Order::Fixpoint => loop {
+                    let mut decided = 0;
+                    for &i in pair {
+                        for k in 0..self.materials[i].layers.len() {
+                            decided += self.sweep(i, k, None);
+                        }
+                    }
+                    if decided == 0 {
+                        break;
+                    }
+                },
+            }
+            if let Some((visit, one_in)) = visit {
+                for &i in pair {
+                    for k in 0..self.materials[i].layers.len() {
+                        self.visit_layer(i, k, visit, one_in);
+                    }
+                }
+            }
+            if keep == Keep::Fresh {
+                for &i in pair {
+                    let m = &mut self.materials[i];
+                    let fresh = m.fresh_layer();
+                    for (k, values) in m.values.iter_mut().enumerate() {
+                        if k != fresh {
+                            *values = None;
+                        }
+                    }
+                }
             }
         }
-        let everything: Vec<(usize, Range<usize>)> = (0..self.materials.len())
-            .map(|i| (i, self.materials[i].states()))
-            .collect();
-        self.passes = 1;
-        loop {
-            self.passes += 1;
-            if self.sweep(&everything) == 0 {
-                break;
+        if keep == Keep::Everything {
+            self.passes = 1;
+            loop {
+                self.passes += 1;
+                let mut decided = 0;
+                for i in 0..self.materials.len() {
+                    for k in 0..self.materials[i].layers.len() {
+                        decided += self.sweep(i, k, None);
+                    }
+                }
+                assert!(
+                    decided == 0 || self.passes > 2,
+                    "the ordered pass left {decided} states that a sweep decides"
+                );
+                if decided == 0 {
+                    break;
+                }
             }
         }
     }
 
-    /// Evaluates every undecided state in `ranges` once (in parallel, updating in place: a
-    /// decision only reads decided children, so the order cannot make it wrong). Returns how
-    /// many states were decided.
-    fn sweep(&self, ranges: &[(usize, Range<usize>)]) -> usize {
-        ranges
+    /// The clock values of a pair, from the largest down.
+    fn clocks(&self, pair: &[usize]) -> std::iter::Rev<std::ops::RangeInclusive<u16>> {
+        let top = pair
             .iter()
-            .map(|(i, range)| {
-                let m = &self.materials[*i];
-                let n = m.positions_len();
-                range
-                    .clone()
-                    .into_par_iter()
-                    .with_min_len(4096)
-                    .map(|id| {
-                        if self.values[id].load(Relaxed) != UNKNOWN {
-                            return 0;
-                        }
-                        let local = id - m.offset;
-                        let result = self.evaluate(m, local / n, local % n);
-                        if result == UNKNOWN {
-                            0
-                        } else {
-                            self.values[id].store(result, Relaxed);
-                            1
-                        }
-                    })
-                    .sum::<usize>()
-            })
-            .sum()
+            .filter_map(|&i| self.materials[i].clock.first().copied())
+            .max()
+            .unwrap_or(0);
+        (0..=top).rev()
+    }
+
+    /// A pair ordered by clock, holding only the clock being solved and the one above it (its
+    /// quiet moves' children), then the fresh layer.
+    fn solve_by_clock_streaming(&mut self, pair: &[usize], visit: Option<(Visitor<'_>, u64)>) {
+        for clock in self.clocks(pair) {
+            for &i in pair {
+                if let Some(k) = self.materials[i].layer_of_clock(clock) {
+                    self.states += self.materials[i].allocate(k);
+                }
+            }
+            for &i in pair {
+                if let Some(k) = self.materials[i].layer_of_clock(clock) {
+                    self.sweep(i, k, None);
+                    if let Some((visit, one_in)) = visit {
+                        self.visit_layer(i, k, visit, one_in);
+                    }
+                }
+            }
+            for &i in pair {
+                if let Some(k) = self.materials[i].layer_of_clock(clock + 1) {
+                    self.materials[i].values[k] = None;
+                }
+            }
+        }
+    }
+
+    /// Evaluates every undecided state of layer `k` of material `i` (on `boards` only, if given)
+    /// once, in parallel, updating in place: a decision only reads decided children, so the
+    /// order cannot make it wrong. Returns how many states were decided.
+    fn sweep(&self, i: usize, k: usize, boards: Option<&[u32]>) -> usize {
+        let m = &self.materials[i];
+        let range = m.layers[k].clone();
+        let values = m.values[k].as_ref().expect("a kept layer");
+        let one_board = |pos: usize| {
+            let mut decided = 0;
+            for v in range.clone() {
+                let cell = &values[pos * range.len() + v - range.start];
+                if cell.load(Relaxed) != UNKNOWN {
+                    continue;
+                }
+                let result = self.evaluate(m, v, pos);
+                if result != UNKNOWN {
+                    cell.store(result, Relaxed);
+                    decided += 1;
+                }
+            }
+            decided
+        };
+        match boards {
+            Some(list) => list
+                .par_iter()
+                .with_min_len(256)
+                .map(|&pos| one_board(pos as usize))
+                .sum(),
+            None => (0..m.positions_len())
+                .into_par_iter()
+                .with_min_len(256)
+                .map(one_board)
+                .sum(),
+        }
     }
 
     /// The rules at one state, given what is known of its children.
@@ -857,13 +970,15 @@ impl FullStateSolution {
         for &e in edges {
             let value = match e & 3 {
                 EDGE_NO_PIECES => LOSS,
-                EDGE_EXIT => self.values[(e >> 2) as usize].load(Relaxed),
+                EDGE_EXIT => {
+                    let (c, v, pos) = exit_target(e);
+                    self.materials[c].load(v, pos)
+                }
                 _ => {
                     let flags = ((e >> 2) & 0x3f) as usize;
                     let v = m.trans[vector * FLAG_COMBINATIONS + flags];
                     debug_assert_ne!(v, u32::MAX);
-                    let id = child.offset + v as usize * child.positions_len() + (e >> 8) as usize;
-                    self.values[id].load(Relaxed)
+                    child.load(v as usize, (e >> 8) as usize)
                 }
             };
             debug_assert_ne!(value, INVALID, "a move reached a state that is not one");
@@ -879,12 +994,22 @@ impl FullStateSolution {
         }
     }
 
-    fn wdl(&self, id: usize) -> Wdl {
-        match self.values[id].load(Relaxed) {
-            WIN => Wdl::Win,
-            LOSS => Wdl::Loss,
-            _ => Wdl::Draw,
+    /// Hands the sampled states of layer `k` of material `i`, if requested, to `visit`.
+    fn visit_layer(&self, i: usize, k: usize, visit: Visitor<'_>, one_in: u64) {
+        if !self.requested.contains(&i) {
+            return;
         }
+        let m = &self.materials[i];
+        let range = m.layers[k].clone();
+        (0..m.positions_len()).into_par_iter().for_each(|pos| {
+            for v in range.clone() {
+                let code = m.load(v, pos);
+                let key = (i as u64) << 56 ^ (v as u64) << 32 ^ pos as u64;
+                if code != INVALID && sampled(key, one_in) {
+                    visit(m.boards[pos], named(&m.counters, &m.vectors[v]), wdl(code));
+                }
+            }
+        });
     }
 
     /// Every start state with its value for the side to move.
@@ -895,9 +1020,8 @@ impl FullStateSolution {
             m.vectors.iter().enumerate().flat_map(move |(v, raw)| {
                 let counts = named(&m.counters, raw);
                 (0..n).filter_map(move |pos| {
-                    let id = m.offset + v * n + pos;
-                    (self.values[id].load(Relaxed) != INVALID)
-                        .then(|| (m.boards[pos], counts.clone(), self.wdl(id)))
+                    let code = m.load(v, pos);
+                    (code != INVALID).then(|| (m.boards[pos], counts.clone(), wdl(code)))
                 })
             })
         })
@@ -920,8 +1044,8 @@ impl FullStateSolution {
         let raw = unnamed(&m.counters, counts)?;
         let v = *m.vector_ids.get(&raw)? as usize;
         let pos = *m.positions.get(board)? as usize;
-        let id = m.offset + v * m.positions_len() + pos;
-        (self.values[id].load(Relaxed) != INVALID).then(|| self.wdl(id))
+        let code = m.load(v, pos);
+        (code != INVALID).then(|| wdl(code))
     }
 
     /// The value of a board with fresh counts.
@@ -939,30 +1063,16 @@ impl FullStateSolution {
     /// the `board`-th board of [`Self::boards`] of a solved signature, `None` if it is no state.
     pub fn value_at(&self, signature: &Signature, vector: usize, board: usize) -> Option<Wdl> {
         let m = &self.materials[*self.index.get(signature)?];
-        if vector >= m.vectors.len() || board >= m.boards.len() {
+        if vector >= m.vectors.len() || board >= m.boards.len() || !m.kept(vector) {
             return None;
         }
-        let id = m.offset + vector * m.positions_len() + board;
-        (self.values[id].load(Relaxed) != INVALID).then(|| self.wdl(id))
+        let code = m.load(vector, board);
+        (code != INVALID).then(|| wdl(code))
     }
 
     /// The boards of a solved signature.
     pub fn boards(&self, signature: &Signature) -> Option<&[Board]> {
         Some(&self.materials[*self.index.get(signature)?].boards)
-    }
-
-    /// Per solved signature: boards, count vectors and states (consistent pairs).
-    pub fn materials(&self) -> Vec<(Signature, usize, usize, usize)> {
-        self.materials
-            .iter()
-            .map(|m| {
-                let states = m
-                    .states()
-                    .filter(|&id| self.values[id].load(Relaxed) != INVALID)
-                    .count();
-                (m.signature, m.boards.len(), m.vectors.len(), states)
-            })
-            .collect()
     }
 
     /// How many whole passes the iteration made (the ordered one and the confirming sweeps).
@@ -974,6 +1084,151 @@ impl FullStateSolution {
     pub fn rules(&self) -> (&MoveRules, &DrawRules) {
         (&self.rules, &self.draw)
     }
+}
+
+fn wdl(code: u8) -> Wdl {
+    match code {
+        WIN => Wdl::Win,
+        LOSS => Wdl::Loss,
+        _ => Wdl::Draw,
+    }
+}
+
+/// Whether the state with this key is in a sample of about one in `one_in`: a fixed
+/// pseudo-random choice (SplitMix64 of the key), so that a failure can be reproduced.
+pub fn sampled(key: u64, one_in: u64) -> bool {
+    let mut z = key.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) % one_in == 0
+}
+
+/// How far the men of a board have advanced: each man's rows from its own first row, summed
+/// over both sides (the same from either side's view). A quiet man move adds one.
+fn advance(board: &Board) -> u8 {
+    let mut sum = 0;
+    for sq in 0..32u8 {
+        let bit = 1u32 << sq;
+        if board.men & bit != 0 {
+            sum += rank_of(sq);
+        } else if board.opp_men & bit != 0 {
+            sum += 7 - rank_of(sq);
+        }
+    }
+    sum
+}
+
+/// The boards of a material grouped by [`advance`] (index: the advance).
+fn boards_by_advance(m: &Material) -> Vec<Vec<u32>> {
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for (pos, &a) in m.advance.iter().enumerate() {
+        let a = usize::from(a);
+        if groups.len() <= a {
+            groups.resize(a + 1, Vec::new());
+        }
+        groups[a].push(pos as u32);
+    }
+    groups
+}
+
+/// A material's boards, count vectors, layers and order (no moves yet).
+fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: usize) -> Material {
+    let list = counters(draw, &signature);
+    let positions: FastMap<Board, u32> = boards
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (*b, i as u32))
+        .collect();
+    let cond_mask: Vec<u8> = boards
+        .iter()
+        .map(|b| {
+            let mut mask = 0;
+            for (j, c) in list.iter().enumerate() {
+                if c.condition
+                    .is_some_and(|cond| condition_holds(cond, c.strong, b))
+                {
+                    mask |= 1 << j;
+                }
+            }
+            mask
+        })
+        .collect();
+    let mut with_clock = count_vectors(&list, &signature);
+    with_clock.sort_by_key(|&(_, clock)| std::cmp::Reverse(clock));
+    let vectors: Vec<Raw> = with_clock.iter().map(|&(r, _)| r).collect();
+    let clock: Vec<u16> = with_clock.iter().map(|&(_, c)| c).collect();
+    let vector_ids: FastMap<Raw, u32> = vectors
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (*r, i as u32))
+        .collect();
+    assert!(
+        vectors.len() <= 1 << 16,
+        "vector ids fit 16 bits of an edge"
+    );
+    let none_mask = vectors
+        .iter()
+        .map(|r| {
+            (0..list.len())
+                .filter(|&j| r[j].is_none())
+                .fold(0u8, |m, j| m | 1 << j)
+        })
+        .collect();
+    let at_limit = vectors
+        .iter()
+        .map(|r| list.iter().zip(r).any(|(c, &n)| limit_reached(c, n)))
+        .collect();
+    let mut layers: Vec<Range<usize>> = Vec::new();
+    let mut layer_of = Vec::with_capacity(vectors.len());
+    for (v, &c) in clock.iter().enumerate() {
+        match layers.last_mut() {
+            Some(last) if clock[last.start] == c => last.end = v + 1,
+            _ => layers.push(v..v + 1),
+        }
+        layer_of.push((layers.len() - 1) as u16);
+    }
+    let no_men = signature.mover_men == 0 && signature.opp_men == 0;
+    let order = if list
+        .iter()
+        .any(|c| c.condition.is_none() && (!c.resets_on_man_move || no_men))
+    {
+        Order::Clock
+    } else if list.iter().any(|c| c.condition.is_none()) {
+        Order::AdvanceThenClock
+    } else {
+        Order::Fixpoint
+    };
+    let advance = boards.iter().map(advance).collect();
+    Material {
+        signature,
+        flip,
+        counters: list,
+        positions,
+        cond_mask,
+        advance,
+        vectors,
+        clock,
+        vector_ids,
+        none_mask,
+        at_limit,
+        values: (0..layers.len()).map(|_| None).collect(),
+        layers,
+        layer_of,
+        order,
+        edge_start: Vec::new(),
+        edges: Vec::new(),
+        trans: Vec::new(),
+        boards,
+    }
+}
+
+/// The target of an exit edge: material, vector (fresh counts) and board.
+fn exit_target(e: u64) -> (usize, usize, usize) {
+    (
+        ((e >> 2) & 0xff) as usize,
+        ((e >> 10) & 0xffff) as usize,
+        (e >> 26) as usize,
+    )
 }
 
 /// The moves of `board` (a board of `material`) as edges.
@@ -995,11 +1250,11 @@ fn edges_of(
                 if child.own() == 0 {
                     return EDGE_NO_PIECES;
                 }
-                let c = &materials[index[&Signature::of(&child)]];
-                let pos = c.positions[&child] as usize;
-                let v = c.vector_ids[&fresh_raw(&c.counters, &child)] as usize;
-                let id = c.offset + v * c.positions_len() + pos;
-                EDGE_EXIT | (id as u64) << 2
+                let c_index = index[&Signature::of(&child)];
+                let c = &materials[c_index];
+                let pos = u64::from(c.positions[&child]);
+                let v = u64::from(c.vector_ids[&fresh_raw(&c.counters, &child)]);
+                EDGE_EXIT | (c_index as u64) << 2 | v << 10 | pos << 26
             } else {
                 debug_assert_eq!(Signature::of(&child), quiet_child.signature);
                 let mut flags = u64::from(board.men & (1 << mv.from) != 0);
