@@ -86,10 +86,10 @@ enum Command {
         /// larger.
         #[arg(long, default_value_t = RULES_ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
         rules_zstd_level: i32,
-        /// Counted draw rules of the rule tables built after the pure ones: fmjd64, cbd, fpd,
-        /// spanish, or none (default: the variant's own; Brazilian: cbd).
-        #[arg(long)]
-        draw_rules: Option<DrawPreset>,
+        /// The counted draw rules of the rule tables built after the pure ones (`none`: no rule
+        /// tables).
+        #[command(flatten)]
+        rules: RuleChoice,
     },
     /// Print each table's statistics: positions, wins, draws, losses, captures, longest win.
     Stats {
@@ -98,6 +98,9 @@ enum Command {
         /// Print a JSON array instead of a table.
         #[arg(long)]
         json: bool,
+        /// The counted draw rules whose results are shown, where their tables are built.
+        #[command(flatten)]
+        rules: RuleChoice,
     },
     /// Build the Russian tables up to 4 pieces (if missing) and probe a well-known ending.
     Demo {
@@ -115,9 +118,9 @@ enum Command {
         /// Also print the principal variation to the end of the game.
         #[arg(long)]
         line: bool,
-        /// Counted draw rules: fmjd64, cbd, fpd, spanish, or none (default: the variant's own).
-        #[arg(long)]
-        draw_rules: Option<DrawPreset>,
+        /// The counted draw rules probed under.
+        #[command(flatten)]
+        rules: RuleChoice,
         /// Running counts, in plies since each counter started, by counter id:
         /// `r1-three-kings=12,r4-long-diagonal=4`; `id=none` for a counter not started.
         /// Counters not given are at their start.
@@ -139,11 +142,46 @@ enum Command {
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
-        /// Counted draw rules whose rule tables to check: fmjd64, cbd, fpd, spanish, or none
-        /// (default: the variant's own, if their tables are built).
-        #[arg(long)]
-        draw_rules: Option<DrawPreset>,
+        /// The counted draw rules whose rule tables to check (by default the variant's own,
+        /// where built; rules asked for must be built).
+        #[command(flatten)]
+        rules: RuleChoice,
     },
+}
+
+/// Which counted draw rules: a preset and, optionally, readings other than RULES.md's.
+#[derive(Args)]
+struct RuleChoice {
+    /// fmjd64, cbd, fpd, spanish, or none (default: the variant's own; Brazilian: cbd).
+    #[arg(long)]
+    draw_rules: Option<DrawPreset>,
+    /// A reading of the rules other than RULES.md's, as name=value; repeat for more.
+    /// r4-limit-outcome=draw|pure-value, r1-requires-no-men, forcada-exactly-three-kings,
+    /// forcada-restart-on-leave, forcada-start-if-occupied, kings-rule-excludes-three-kings
+    /// (true|false), forcada-moves, spanish-three-kings-moves (1 to 60). Tables under other
+    /// readings are kept in a directory of their own.
+    #[arg(long = "rule-setting", value_name = "NAME=VALUE")]
+    settings: Vec<String>,
+}
+
+impl RuleChoice {
+    /// The draw rules chosen for `variant`, or why they cannot be used.
+    fn rules(&self, variant: &Variant) -> Result<DrawRules, String> {
+        let mut reading = Interpretation::default();
+        for setting in &self.settings {
+            reading.set(setting).map_err(|e| e.to_string())?;
+        }
+        let rules = DrawRules::new(self.draw_rules.unwrap_or(variant.draw_preset), reading);
+        rules.check_supported().map_err(|e| {
+            format!("{e}; leave that setting at RULES.md's reading (`dtb generate --help` lists the settings)")
+        })?;
+        Ok(rules)
+    }
+
+    /// Whether the user named rules (then their tables must exist).
+    fn named(&self) -> bool {
+        self.draw_rules.is_some() || !self.settings.is_empty()
+    }
 }
 
 fn main() -> ExitCode {
@@ -171,45 +209,40 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             threads,
             zstd_level,
             rules_zstd_level,
-            draw_rules,
+            rules,
         } => {
             set_threads(threads)?;
+            let rules = rules.rules(&variant)?;
             let options = BuildOptions { zstd_level };
             build(&variant, pieces, &dir, &options)?;
-            build_rules(
-                &variant,
-                &draw_rules_of(&variant, draw_rules),
-                pieces,
-                &dir,
-                rules_zstd_level,
-            )
-            .map(|()| ExitCode::SUCCESS)
+            build_rules(&variant, &rules, pieces, &dir, rules_zstd_level)
+                .map(|()| ExitCode::SUCCESS)
         }
         Command::Stats {
             tables: Tables { variant, dir },
             json,
-        } => stats(&variant, &dir, json).map(|()| ExitCode::SUCCESS),
+            rules,
+        } => stats(&variant, &dir, json, &rules.rules(&variant)?).map(|()| ExitCode::SUCCESS),
         Command::Verify {
             tables: Tables { variant, dir },
             threads,
-            draw_rules,
+            rules,
         } => {
             set_threads(threads)?;
-            let rules = draw_rules_of(&variant, draw_rules);
             // Tables of the variant's own rules are checked where built; rules asked for must be.
-            verify(&variant, &dir, &rules, draw_rules.is_some())
+            verify(&variant, &dir, &rules.rules(&variant)?, rules.named())
         }
         Command::Demo { dir } => demo(&dir).map(|()| ExitCode::SUCCESS),
         Command::Probe {
             tables: Tables { variant, dir },
             json,
             line,
-            draw_rules,
+            rules,
             counts,
             fen,
         } => {
             let request = RuleRequest {
-                rules: draw_rules_of(&variant, draw_rules),
+                rules: rules.rules(&variant)?,
                 counts: counts.unwrap_or_default(),
             };
             probe(&variant, &dir, &fen, json, line, &request).map(|()| ExitCode::SUCCESS)
@@ -242,14 +275,6 @@ fn parse_counts(text: &str) -> Result<Counts, String> {
         counts.push((id.trim().to_string(), value));
     }
     Ok(Counts(counts))
-}
-
-/// The draw rules a probe or build uses.
-fn draw_rules_of(variant: &Variant, preset: Option<DrawPreset>) -> DrawRules {
-    DrawRules::new(
-        preset.unwrap_or(variant.draw_preset),
-        Interpretation::default(),
-    )
 }
 
 /// What `dtb probe` asks about the counted draw rules.
@@ -583,7 +608,7 @@ fn present_tables(variant: &Variant, dir: &Path) -> Vec<Signature> {
         .collect()
 }
 
-fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
+fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Result<(), String> {
     let signatures = present_tables(variant, dir);
     if signatures.is_empty() {
         return Err(format!(
@@ -601,13 +626,12 @@ fn stats(variant: &Variant, dir: &Path, json: bool) -> Result<(), String> {
             .then(|| fen_of(variant, &signature, table.stats.max_dtw_index));
         rows.push((signature, table.stats, fen, table.checksum()));
     }
-    // Results under the variant's counted draw rules, where their tables are built.
-    let draw = variant.draw_rules();
+    // Results under the counted draw rules, where their tables are built.
     let rule_counts: Vec<Option<RuleStats>> = rows
         .iter()
         .map(|(signature, ..)| {
-            let path = rule_table_path(dir, &variant.moves, &draw, *signature);
-            RuleStats::of(&dprobe::RuleFile::open(&path).ok()?, &draw).ok()
+            let path = rule_table_path(dir, &variant.moves, draw, *signature);
+            RuleStats::of(&dprobe::RuleFile::open(&path).ok()?, draw).ok()
         })
         .collect();
     let mut out = String::new();

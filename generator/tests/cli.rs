@@ -404,3 +404,70 @@ fn stats_count_what_the_rules_and_each_rule_alone_turn_into_draws() {
         stdout(&out)
     );
 }
+
+#[test]
+fn rule_settings_choose_other_readings_and_bad_ones_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    // Three moves for the Spanish three-kings rule instead of 13: some wins no longer fit.
+    let setting = ["--rule-setting", "spanish-three-kings-moves=3"];
+    let mut args = vec![
+        "generate",
+        "--variant",
+        "spanish",
+        "--pieces",
+        "4",
+        "--dir",
+        d,
+    ];
+    args.extend_from_slice(&["--zstd-level", "3"]);
+    args.extend_from_slice(&setting);
+    let out = dtb(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let kkkvk = |extra: &[&str]| {
+        let mut args = vec!["stats", "--variant", "spanish", "--dir", d, "--json"];
+        args.extend_from_slice(extra);
+        let out = dtb(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        json.as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["table"] == "KKKvK")
+            .cloned()
+            .unwrap()
+    };
+    let table = kkkvk(&setting);
+    let name = table["draw_rules"].as_str().unwrap();
+    assert!(name.starts_with("spanish-") && name != "spanish", "{table}");
+    assert!(table["cursed_wins"].as_u64().unwrap() > 0, "{table}");
+    // The tables of RULES.md's reading are other tables, not built here.
+    assert!(kkkvk(&[]).get("draw_rules").is_none());
+
+    let probe = |settings: &[&str]| {
+        let mut args = vec!["probe", "--variant", "spanish", "--dir", d];
+        for s in settings {
+            args.extend_from_slice(&["--rule-setting", s]);
+        }
+        args.push("W:WK21,K26,K30:BK31");
+        dtb(&args)
+    };
+    let out = probe(&["spanish-three-kings-moves=3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (setting, message) in [
+        ("spanish-three-kings-moves=0", "expected moves, 1 to 60"),
+        ("forcada-moves=many", "expected moves, 1 to 60"),
+        ("r1-requires-no-men=yes", "expected true | false"),
+        ("no-such=1", "the settings are r4-limit-outcome"),
+        ("forcada-moves", "expected name=value"),
+        ("forcada-restart-on-leave=true", "not supported"),
+    ] {
+        let out = probe(&[setting]);
+        assert!(!out.status.success(), "{setting} accepted");
+        assert!(
+            stderr(&out).contains(message),
+            "{setting}: {}",
+            stderr(&out)
+        );
+    }
+}

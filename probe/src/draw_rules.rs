@@ -182,6 +182,100 @@ impl Default for Interpretation {
     }
 }
 
+/// A setting of [`Interpretation`] that could not be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("rule setting {setting:?}: {reason}")]
+pub struct BadSetting {
+    /// The `name=value` text given.
+    pub setting: String,
+    /// What is wrong with it, and what is accepted.
+    pub reason: String,
+}
+
+/// The settings of [`Interpretation`] by name, with the values each takes: what
+/// [`Interpretation::set`] accepts (`dtb --rule-setting name=value`).
+pub const SETTINGS: &[(&str, &str)] = &[
+    ("r4-limit-outcome", "draw | pure-value"),
+    ("r1-requires-no-men", "true | false"),
+    ("forcada-exactly-three-kings", "true | false"),
+    ("forcada-restart-on-leave", "true | false"),
+    ("forcada-start-if-occupied", "true | false"),
+    ("forcada-moves", "moves, 1 to 60"),
+    ("spanish-three-kings-moves", "moves, 1 to 60"),
+    ("kings-rule-excludes-three-kings", "true | false"),
+];
+
+impl Interpretation {
+    /// Changes one setting, given as `name=value` with a name of [`SETTINGS`].
+    ///
+    /// ```
+    /// use dprobe::{DrawPreset, DrawRules, Interpretation};
+    ///
+    /// let mut reading = Interpretation::default();
+    /// reading.set("spanish-three-kings-moves=12").unwrap();
+    /// assert_eq!(reading.spanish_three_kings_moves, 12);
+    /// assert!(reading.set("spanish-three-kings-moves=0").is_err());
+    /// assert!(reading.set("no-such-setting=1").is_err());
+    /// // Other readings are other rules: their tables live in a directory of their own.
+    /// let rules = DrawRules::new(DrawPreset::Spanish, reading);
+    /// assert_ne!(rules.directory_name(), "spanish");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`BadSetting`], naming the setting and what it accepts.
+    pub fn set(&mut self, setting: &str) -> Result<(), BadSetting> {
+        let bad = |reason: String| BadSetting {
+            setting: setting.to_string(),
+            reason,
+        };
+        let (name, value) = setting
+            .split_once('=')
+            .map(|(n, v)| (n.trim(), v.trim()))
+            .ok_or_else(|| bad("expected name=value, e.g. forcada-moves=12".into()))?;
+        let no_such = || {
+            let names: Vec<&str> = SETTINGS.iter().map(|(n, _)| *n).collect();
+            bad(format!(
+                "no such setting; the settings are {}",
+                names.join(", ")
+            ))
+        };
+        let accepted = SETTINGS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, a)| *a)
+            .ok_or_else(no_such)?;
+        let wrong = || bad(format!("{value:?} is not accepted; expected {accepted}"));
+        let flag = || match value {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(wrong()),
+        };
+        let moves = || match value.parse::<u8>() {
+            Ok(n @ 1..=60) => Ok(n),
+            _ => Err(wrong()),
+        };
+        match name {
+            "r4-limit-outcome" => {
+                self.r4_limit_outcome = match value {
+                    "draw" => LimitOutcome::Draw,
+                    "pure-value" => LimitOutcome::PureValue,
+                    _ => return Err(wrong()),
+                }
+            }
+            "r1-requires-no-men" => self.r1_requires_no_men = flag()?,
+            "forcada-exactly-three-kings" => self.forcada_exactly_three_kings = flag()?,
+            "forcada-restart-on-leave" => self.forcada_restart_on_leave = flag()?,
+            "forcada-start-if-occupied" => self.forcada_start_if_occupied = flag()?,
+            "forcada-moves" => self.forcada_moves = moves()?,
+            "spanish-three-kings-moves" => self.spanish_three_kings_moves = moves()?,
+            "kings-rule-excludes-three-kings" => self.kings_rule_excludes_three_kings = flag()?,
+            _ => return Err(no_such()),
+        }
+        Ok(())
+    }
+}
+
 /// One counted rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DrawCounter {

@@ -35,8 +35,8 @@ mod variant;
 
 pub use board::{Board, Color, Move, Position};
 pub use draw_rules::{
-    DrawCounter, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome, MaterialCond,
-    PositionCond, Strong,
+    BadSetting, DrawCounter, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome,
+    MaterialCond, PositionCond, Strong, SETTINGS,
 };
 pub use error::{CorruptedTable, Corruption, ProbeError, TableKind};
 pub use format::{TableFile, TableHeader};

@@ -216,19 +216,30 @@ impl MaterialShape {
     }
 }
 
+impl DrawRules {
+    /// Whether the rule-aware tables implement these rules' readings.
+    ///
+    /// # Errors
+    ///
+    /// [`UnsupportedRules`], naming the reading that is not implemented.
+    pub fn check_supported(&self) -> Result<(), UnsupportedRules> {
+        check_supported(self)
+    }
+}
+
 /// Readings the rule-aware tables implement.
 fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
     let i = &rules.interpretation;
     if i.r4_limit_outcome != LimitOutcome::Draw {
         return Err(UnsupportedRules(
-            "r4_limit_outcome = PureValue (the limit is not a draw)",
+            "r4-limit-outcome=pure-value (the limit is not a draw)",
         ));
     }
     if i.forcada_restart_on_leave {
-        return Err(UnsupportedRules("forcada_restart_on_leave = true"));
+        return Err(UnsupportedRules("forcada-restart-on-leave=true"));
     }
     if !i.forcada_start_if_occupied {
-        return Err(UnsupportedRules("forcada_start_if_occupied = false"));
+        return Err(UnsupportedRules("forcada-start-if-occupied=false"));
     }
     Ok(())
 }
