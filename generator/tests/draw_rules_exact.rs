@@ -32,7 +32,16 @@ struct Built {
 
 impl Built {
     fn new(variant: Variant, preset: DrawPreset, pieces: u32) -> Built {
-        let draw = DrawRules::new(preset, Interpretation::default());
+        Built::with(
+            variant,
+            DrawRules::new(preset, Interpretation::default()),
+            pieces,
+        )
+    }
+
+    /// The same under draw rules read otherwise than RULES.md.
+    fn with(variant: Variant, draw: DrawRules, pieces: u32) -> Built {
+        let preset = draw.preset;
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
         generate_rule_tables(dir.path(), &variant.moves, &draw, pieces, 3, &Silent).unwrap();
@@ -270,4 +279,39 @@ fn sampled_states_of_four_piece_endings_with_men_fmjd_and_cbd() {
     for (variant, preset) in &presets()[..3] {
         Built::new(*variant, *preset, 4).compare(&names, 256);
     }
+}
+
+/// The Forçada read the other way (`forcada_start_if_occupied = false`: where the river is
+/// occupied as three kings against one arises, the count waits for the next move that leaves it
+/// occupied), with a short count so that the rule decides games: every state of the king-only
+/// 4-piece endings agrees with the brute force, and the reading changes results.
+#[test]
+fn forcada_counted_only_after_a_move_that_occupies_the_river() {
+    let kkkvk: Signature = "KKKvK".parse().unwrap();
+    let mut fresh_wins = Vec::new();
+    for start_if_occupied in [true, false] {
+        let reading = Interpretation {
+            forcada_moves: 3,
+            forcada_start_if_occupied: start_if_occupied,
+            ..Interpretation::default()
+        };
+        let draw = DrawRules::new(DrawPreset::Fpd, reading);
+        let built = Built::with(Variant::PORTUGUESE, draw, 4);
+        built.compare(&KING_ONLY_FOUR, 1);
+        let path = rule_table_path(
+            built.dir.path(),
+            &Variant::PORTUGUESE.moves,
+            &built.draw,
+            kkkvk,
+        );
+        let codes = RuleFile::open(&path).unwrap().fresh_results().unwrap();
+        let wins = codes
+            .iter()
+            .filter(|&&c| RuleWdl::from_code(c).unwrap() == RuleWdl::Win)
+            .count();
+        fresh_wins.push(wins);
+    }
+    eprintln!("Portuguese KKKvK, a 3-move Forçada: {fresh_wins:?} wins with fresh counts when the count starts at once / after a move");
+    // Waiting for a move only gives the strong side time: more wins, never fewer.
+    assert!(fresh_wins[1] > fresh_wins[0], "{fresh_wins:?}");
 }

@@ -572,6 +572,15 @@ impl DrawRules {
         }
     }
 
+    /// Whether a counter started by `condition` starts where its material arises if the
+    /// condition already holds there. Only the Forçada's (a strong king on the river) has a
+    /// setting: `forcada_start_if_occupied`; otherwise the count starts after the first move
+    /// that makes the river occupied.
+    pub fn starts_if_holding(&self, condition: PositionCond) -> bool {
+        condition != PositionCond::StrongKingOnLongDiagonal
+            || self.interpretation.forcada_start_if_occupied
+    }
+
     /// These rules with only counter `k` kept: what that rule changes by itself. Their
     /// fingerprint and directory name stay those of the whole set, so tables solved under them
     /// must never be written as tables of these rules (rule table files keep their results in

@@ -105,6 +105,9 @@ pub struct ConditionShape {
     pub strong_is_mover: bool,
     /// Its countdown in plies when it starts in a position of this signature.
     pub budget: u16,
+    /// Where the condition holds as the material arises, the count starts there (RULES.md's
+    /// reading); otherwise only after a move that makes it hold.
+    pub starts_if_holding: bool,
 }
 
 impl ConditionShape {
@@ -165,10 +168,12 @@ impl MaterialShape {
                     if shape.condition.is_some() {
                         return Err(UnsupportedRules("two position conditions in one material"));
                     }
+                    let condition = counter.condition.expect("a condition counter");
                     shape.condition = Some(ConditionShape {
-                        condition: counter.condition.expect("a condition counter"),
+                        condition,
                         strong_is_mover: strong_to_move,
                         budget,
+                        starts_if_holding: rules.starts_if_holding(condition),
                     });
                 }
                 Role::Dead => {}
@@ -200,7 +205,9 @@ impl MaterialShape {
 
     /// The state of `board` with every count at its start.
     pub fn fresh(&self, board: &Board) -> RuleState {
-        let post = self.condition.is_some_and(|c| c.holds(board));
+        let post = self
+            .condition
+            .is_some_and(|c| c.starts_if_holding && c.holds(board));
         let a = match (self.a_full, post) {
             (a, false) => a,
             (a, true) => {
@@ -237,9 +244,6 @@ fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
     }
     if i.forcada_restart_on_leave {
         return Err(UnsupportedRules("forcada-restart-on-leave=true"));
-    }
-    if !i.forcada_start_if_occupied {
-        return Err(UnsupportedRules("forcada-start-if-occupied=false"));
     }
     Ok(())
 }
@@ -399,8 +403,9 @@ pub fn state_from_counts(
                     condition,
                     strong_is_mover: strong_to_move,
                     budget: 0,
+                    starts_if_holding: rules.starts_if_holding(condition),
                 };
-                shape.holds(board).then_some(0)
+                (shape.starts_if_holding && shape.holds(board)).then_some(0)
             }
         };
         let role = role(counter, &signature);
@@ -411,12 +416,14 @@ pub fn state_from_counts(
                     counter.id
                 )));
             }
+            let condition = counter.condition.expect("a condition counter");
             let shape = ConditionShape {
-                condition: counter.condition.expect("a condition counter"),
+                condition,
                 strong_is_mover: strong_to_move,
                 budget: 0,
+                starts_if_holding: rules.starts_if_holding(condition),
             };
-            if shape.holds(board) {
+            if shape.starts_if_holding && shape.holds(board) {
                 return Err(CountsError::Inconsistent(format!(
                     "the condition of {} holds in this position, so its count has started \
                      (give {}=0 or more)",

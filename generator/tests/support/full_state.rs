@@ -12,7 +12,7 @@
 //!
 //! - a capture or a crowning changes the material: the child gets **fresh counts** — a counter
 //!   without a condition starts at `Some(0)`; a counter with a condition starts at `Some(0)` if
-//!   the condition holds in the child, else stays `None`;
+//!   the condition holds in the child (and the rules start it there), else stays `None`;
 //! - any other move, per counter: a counter that "resets on a man move" goes to `Some(0)` if a
 //!   man moved; otherwise `Some(p)` becomes `Some(p + 1)`, and `None` becomes `Some(0)` if the
 //!   condition holds in the child (the move that makes it hold is not counted), else stays `None`.
@@ -39,7 +39,8 @@
 //!   turn, so the count is `0` when the side without kings has just moved (the other side is to
 //!   move, or neither side has a king) and at most `1` when the side without kings is to move —
 //!   only those values are enumerated;
-//! - a counter with a condition is `None` (only if the condition fails on the board) or
+//! - a counter with a condition is `None` (only if the condition fails on the board, or the
+//!   rules start it only after a move that makes it hold: `forcada_start_if_occupied = false`) or
 //!   `Some(p_c)` with `p_c <= p_m`, whether or not the condition holds on the board now (it keeps
 //!   running once started; this includes `Some(0)` where it fails, which no game reaches);
 //! - every count is at most its **latest limit position**: `L` for `Plies(L)`; for
@@ -53,9 +54,10 @@
 //! consistent state of every signature reachable from the requested ones (a superset of the
 //! closure of the start states, solved in the same way).
 //!
-//! Only the default interpretations whose effect is not in the counters' data are supported:
-//! `forcada_start_if_occupied = true`, `forcada_restart_on_leave = false`,
-//! `r4_limit_outcome = Draw` ([`unsupported`]).
+//! Of the interpretations whose effect is not in the counters' data, `forcada_start_if_occupied`
+//! is supported either way (a Forçada count waits where the material arises, then starts as
+//! above); `forcada_restart_on_leave = true` and `r4_limit_outcome = PureValue` are not
+//! ([`unsupported`]).
 //!
 //! Include it with `#[path = "support/full_state.rs"] #[allow(dead_code)] mod full_state;` (each
 //! test crate uses part of it).
@@ -95,14 +97,13 @@ pub struct Counter {
     pub limit: Limit,
     /// The strong side, relative to the side to move.
     pub strong: Strong,
+    /// If the condition holds where the material arises, the count starts there.
+    pub starts_if_holding: bool,
 }
 
 /// Why a set of rules is outside what this checker implements, if it is.
 pub fn unsupported(draw: &DrawRules) -> Option<String> {
     let i = &draw.interpretation;
-    if !i.forcada_start_if_occupied {
-        return Some("forcada_start_if_occupied = false".into());
-    }
     if i.forcada_restart_on_leave {
         return Some("forcada_restart_on_leave = true".into());
     }
@@ -122,6 +123,7 @@ pub fn counters(draw: &DrawRules, signature: &Signature) -> Vec<Counter> {
             resets_on_man_move: c.resets_on_man_move,
             limit: c.limit,
             strong,
+            starts_if_holding: c.condition.is_none_or(|cond| draw.starts_if_holding(cond)),
         })
         .collect();
     for c in &list {
@@ -205,7 +207,9 @@ fn fresh_raw(list: &[Counter], board: &Board) -> Raw {
     for (j, c) in list.iter().enumerate() {
         out[j] = match c.condition {
             None => Some(0),
-            Some(cond) => condition_holds(cond, c.strong, board).then_some(0),
+            Some(cond) => {
+                (c.starts_if_holding && condition_holds(cond, c.strong, board)).then_some(0)
+            }
         };
     }
     out
@@ -499,7 +503,8 @@ struct Material {
     counters: Vec<Counter>,
     boards: Vec<Board>,
     positions: FastMap<Board, u32>,
-    /// Per board: bit `j` if counter `j`'s condition holds there.
+    /// Per board: bit `j` if counter `j`'s condition holds there and a count that has not
+    /// started would have started there.
     cond_mask: Vec<u8>,
     /// Per board: how far its men have advanced (rows from their own side, both sides summed).
     advance: Vec<u8>,
@@ -1144,8 +1149,9 @@ fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: us
         .map(|b| {
             let mut mask = 0;
             for (j, c) in list.iter().enumerate() {
-                if c.condition
-                    .is_some_and(|cond| condition_holds(cond, c.strong, b))
+                if c.starts_if_holding
+                    && c.condition
+                        .is_some_and(|cond| condition_holds(cond, c.strong, b))
                 {
                     mask |= 1 << j;
                 }
