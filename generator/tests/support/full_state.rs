@@ -1006,10 +1006,16 @@ impl FullStateSolution {
         }
         let m = &self.materials[i];
         let range = m.layers[k].clone();
+        // The key names the state by its signature, count vector and board, not by the order
+        // the materials were found in, so the sample is the same in every run.
+        let s = m.signature;
+        let material = [s.mover_men, s.mover_kings, s.opp_men, s.opp_kings]
+            .iter()
+            .fold(0u64, |code, &n| code << 4 | u64::from(n));
         (0..m.positions_len()).into_par_iter().for_each(|pos| {
             for v in range.clone() {
                 let code = m.load(v, pos);
-                let key = (i as u64) << 56 ^ (v as u64) << 32 ^ pos as u64;
+                let key = material << 48 ^ (v as u64) << 32 ^ pos as u64;
                 if code != INVALID && sampled(key, one_in) {
                     visit(m.boards[pos], named(&m.counters, &m.vectors[v]), wdl(code));
                 }
