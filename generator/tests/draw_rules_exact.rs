@@ -297,6 +297,18 @@ fn sampled_states_of_four_piece_endings_with_men_fmjd() {
     }
 }
 
+/// The king-only 5-piece endings (four kings against one, three against two, and their flips),
+/// where Russian rules 1, 2 and 3 and the Iberian kings-only rules run, in every preset: one
+/// state in 4 is probed. Building every table up to 5 pieces takes most of the time; run with
+/// `--ignored`.
+#[test]
+#[ignore]
+fn sampled_states_of_five_piece_king_only_endings() {
+    for (variant, preset) in presets() {
+        Built::new(variant, preset, 5).compare(&["KKKKvK", "KvKKKK", "KKKvKK", "KKvKKK"], 4);
+    }
+}
+
 /// The Forçada read the other way (`forcada_start_if_occupied = false`: where the river is
 /// occupied as three kings against one arises, the count waits for the next move that leaves it
 /// occupied), with a short count so that the rule decides games: every state of the king-only

@@ -356,15 +356,16 @@ pub enum CountsError {
 
 /// The state of `board` with the given running counts: for each counter, plies since it started
 /// (`None`: not started, only for a counter that starts on a condition). Counters not listed are
-/// at their start: 0, or for a condition counter, started now if its condition holds and not
-/// started otherwise.
+/// at their start: 0, or for a condition counter, started now if its condition holds (and the
+/// rules start it where the material arises: `forcada_start_if_occupied`) and not started
+/// otherwise.
 ///
 /// # Errors
 ///
 /// [`CountsError`] if a counter does not apply, a count is past its limit, or the counts
 /// contradict each other (a count that never resets larger than the material's, two material
-/// counts that differ, a condition that holds but a counter not started, a kings-only count above
-/// 1 where a side has no king).
+/// counts that differ, a condition that holds but a counter not started where the rules start it
+/// as soon as it holds, a kings-only count above 1 where a side has no king).
 pub fn state_from_counts(
     rules: &DrawRules,
     board: &Board,
