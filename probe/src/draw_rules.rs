@@ -574,8 +574,8 @@ impl DrawRules {
 
     /// Whether a counter started by `condition` starts where its material arises if the
     /// condition already holds there. Only the Forçada's (a strong king on the river) has a
-    /// setting: `forcada_start_if_occupied`; otherwise the count starts after the first move
-    /// that makes the river occupied.
+    /// setting: with `forcada_start_if_occupied` false it starts only after a move that leaves
+    /// the river occupied.
     pub fn starts_if_holding(&self, condition: PositionCond) -> bool {
         condition != PositionCond::StrongKingOnLongDiagonal
             || self.interpretation.forcada_start_if_occupied
@@ -608,6 +608,37 @@ impl DrawRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_named_setting_changes_the_rules() {
+        for &(name, accepted) in SETTINGS {
+            // A value other than RULES.md's: the other flag, or another number.
+            let defaults = DrawRules::new(DrawPreset::Fpd, Interpretation::default());
+            let value = match accepted {
+                "true | false" => {
+                    let mut probe = Interpretation::default();
+                    probe.set(&format!("{name}=true")).unwrap();
+                    if probe == Interpretation::default() {
+                        "false"
+                    } else {
+                        "true"
+                    }
+                }
+                "draw | pure-value" => "pure-value",
+                _ => "7",
+            };
+            let mut reading = Interpretation::default();
+            reading.set(&format!("{name}={value}")).unwrap();
+            assert_ne!(reading, Interpretation::default(), "{name}={value}");
+            let rules = DrawRules::new(DrawPreset::Fpd, reading);
+            assert_ne!(
+                rules.fingerprint(),
+                defaults.fingerprint(),
+                "{name}={value}"
+            );
+            assert!(reading.set(&format!("{name}=maybe")).is_err());
+        }
+    }
 
     fn ids(rules: &DrawRules, signature: &str) -> Vec<(&'static str, Strong)> {
         rules
