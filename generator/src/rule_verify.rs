@@ -88,6 +88,14 @@ pub enum RuleQuantity {
         /// For layers, the budget `A` of the layer (the plane read is the last one past them).
         a: Option<u16>,
     },
+    /// The result with fresh counts under one counter alone (`dtb stats`' `turned_by`). It is not
+    /// recomputed (no planes are stored for it): it must lie between the result under all the
+    /// rules and the pure game's, since removing counters only brings results closer to the pure
+    /// game.
+    Alone {
+        /// The counter's id.
+        counter: &'static str,
+    },
 }
 
 impl fmt::Display for RuleQuantity {
@@ -111,6 +119,9 @@ impl fmt::Display for RuleQuantity {
                     (PlaneKind::Distance, _) => write!(f, "{family} distance"),
                     _ => write!(f, "{family} least A"),
                 }
+            }
+            RuleQuantity::Alone { counter } => {
+                write!(f, "result with fresh counts under {counter} alone")
             }
         }
     }
@@ -824,7 +835,64 @@ pub fn verify_rule_table(
         })
         .collect::<Result<Vec<Vec<RuleInconsistency>>, StoreError>>()?;
     let mut found: Vec<RuleInconsistency> = parts.into_iter().flatten().collect();
+    found.extend(check_alone(
+        tables,
+        variant,
+        signature,
+        &fresh.codes,
+        limit,
+    )?);
     found.sort_by_key(|i| i.index);
     found.truncate(limit);
+    Ok(found)
+}
+
+/// Checks the results under each counter alone against the bounds of [`RuleQuantity::Alone`]:
+/// the same pure result as under all the rules, and a draw only where all the rules draw too.
+fn check_alone(
+    tables: &RuleTables,
+    variant: &Variant,
+    signature: Signature,
+    full: &[u8],
+    limit: usize,
+) -> Result<Vec<RuleInconsistency>, StoreError> {
+    let file = tables.open(signature)?;
+    let mut found = Vec::new();
+    for k in 0..file.counters_alone() {
+        let Some(codes) = file.fresh_results_alone(k) else {
+            continue;
+        };
+        let codes = codes.map_err(corrupt)?;
+        if codes.len() != full.len() {
+            return Err(StoreError::Corrupt {
+                path: tables.path(signature),
+                reason: format!(
+                    "{} results under counter {k} alone, expected {}",
+                    codes.len(),
+                    full.len()
+                ),
+            });
+        }
+        let counter = tables.draw.counters.get(k).map_or("?", |c| c.id);
+        let index = TableIndex::new(signature);
+        for (i, (&alone, &all)) in codes.iter().zip(full).enumerate() {
+            let (Some(alone), Some(all)) = (RuleWdl::from_code(alone), RuleWdl::from_code(all))
+            else {
+                continue; // an unknown code is reported by the fresh check
+            };
+            let within = alone.pure() == all.pure() && (alone == all || all.wdl() != all.pure());
+            if !within && found.len() < limit {
+                let board = index.board(i as u64);
+                found.push(RuleInconsistency {
+                    signature,
+                    index: i as u64,
+                    fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
+                    quantity: RuleQuantity::Alone { counter },
+                    stored: RuleValue::Result(alone),
+                    expected: RuleValue::Result(all),
+                });
+            }
+        }
+    }
     Ok(found)
 }

@@ -380,3 +380,56 @@ fn dtb_verify_checks_rule_tables() {
     ]);
     assert!(out.status.success());
 }
+
+#[test]
+fn a_result_alone_outside_its_bounds_is_named() {
+    let built = russian();
+    let copy = built.copy();
+    let signature = sig("KvKKK");
+    let path = built.rules.path(copy.path(), signature);
+    let file = RuleFile::open(&path).unwrap();
+    let mut alone: Vec<Vec<u8>> = (0..file.counters_alone())
+        .map(|k| file.fresh_results_alone(k).unwrap().unwrap())
+        .collect();
+    let table = built.rules.read(copy.path(), signature);
+    // A loss under all the rules claimed to be a blessed loss under rule 1 alone: one counter
+    // cannot draw what all of them together do not.
+    let r1 = built
+        .rules
+        .draw
+        .counters
+        .iter()
+        .position(|c| c.id == "r1-three-kings")
+        .unwrap();
+    let wrong = table
+        .fresh
+        .iter()
+        .position(|&c| c == RuleWdl::Loss.code())
+        .expect("Russian KvKKK has losses");
+    alone[r1][wrong] = RuleWdl::BlessedLoss.code();
+    let sections: Vec<&[u8]> = alone.iter().map(Vec::as_slice).collect();
+    let bytes = encode_rule_table(
+        &built.rules.variant.moves,
+        &built.rules.draw,
+        &table,
+        &sections,
+        1,
+    )
+    .unwrap();
+    std::fs::write(&path, bytes).unwrap();
+
+    let found = built.rules.verify(copy.path(), signature);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].index, wrong as u64);
+    assert_eq!(
+        found[0].quantity,
+        RuleQuantity::Alone {
+            counter: "r1-three-kings"
+        }
+    );
+    assert_eq!(found[0].stored, RuleValue::Result(RuleWdl::BlessedLoss));
+    assert!(found[0]
+        .quantity
+        .to_string()
+        .contains("under r1-three-kings alone"));
+}
