@@ -857,6 +857,7 @@ fn check_alone(
     limit: usize,
 ) -> Result<Vec<RuleInconsistency>, StoreError> {
     let file = tables.open(signature)?;
+    let index = TableIndex::new(signature);
     let mut found = Vec::new();
     for k in 0..file.counters_alone() {
         let Some(codes) = file.fresh_results_alone(k) else {
@@ -874,7 +875,6 @@ fn check_alone(
             });
         }
         let counter = tables.draw.counters.get(k).map_or("?", |c| c.id);
-        let index = TableIndex::new(signature);
         for (i, (&alone, &all)) in codes.iter().zip(full).enumerate() {
             let (Some(alone), Some(all)) = (RuleWdl::from_code(alone), RuleWdl::from_code(all))
             else {
