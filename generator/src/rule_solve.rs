@@ -17,7 +17,11 @@
 //!    wins with `A = k`) follows from layer `k − 1` alone; the layers are the stored planes.
 //!
 //! The `post` family (the condition counter has started) is solved first; `pre` reads it where a
-//! move makes the condition hold.
+//! move makes the condition hold. Where a move that leaves the condition stops the count (a
+//! reading of the Forçada), `post` reads `pre` too: the two are solved in turn, each from the
+//! other's last planes, until `post` stops changing. Requirements only fall from one round to
+//! the next (a first `post` takes every move back to `pre` as a loss of the win), and a win
+//! that crosses between the families `n` times is found by round `n + 1`.
 
 use std::sync::Mutex;
 
@@ -150,18 +154,34 @@ pub fn solve_rule_pair(
     let a_live = shapes[0].a_full.is_some();
     let z_live = pair.z_full.is_some();
 
-    let post = match shapes[0].condition {
-        Some(_) => {
+    let a_cap = shapes.iter().filter_map(|s| s.a_full).max();
+    let (pre, post) = match shapes[0].condition {
+        None => (pair.solve_family(a_live, a_cap, Cross::Stay)?, None),
+        Some(condition) => {
             let cap = shapes
                 .iter()
                 .filter_map(|s| s.condition.map(|c| c.budget))
                 .max();
-            Some(pair.solve_family(true, cap, None)?)
+            let restarts = condition.restarts_on_leave;
+            let first = if restarts {
+                Cross::Leave(None)
+            } else {
+                Cross::Stay
+            };
+            let mut post = pair.solve_family(true, cap, first)?;
+            loop {
+                let pre = pair.solve_family(a_live, a_cap, Cross::Enter(&post))?;
+                if !restarts {
+                    break (pre, Some(post));
+                }
+                let next = pair.solve_family(true, cap, Cross::Leave(Some(&pre)))?;
+                if next == post {
+                    break (pre, Some(post));
+                }
+                post = next;
+            }
         }
-        None => None,
     };
-    let a_cap = shapes.iter().filter_map(|s| s.a_full).max();
-    let pre = pair.solve_family(a_live, a_cap, post.as_ref())?;
 
     let mut families: Vec<Vec<FamilyPlanes>> = vec![Vec::new(); pair.sides.len()];
     for (side, planes) in pre.into_iter().enumerate() {
@@ -410,20 +430,41 @@ fn unpack(edge: u32) -> (usize, usize, bool, bool) {
     )
 }
 
+/// Where a move that changes the condition leads, for the family being solved.
+#[derive(Clone, Copy)]
+enum Cross<'a> {
+    /// Every move stays in the family: no condition, or `post` where the count runs on.
+    Stay,
+    /// `pre`: a move onto the condition starts the count, in these `post` planes.
+    Enter(&'a Planes),
+    /// `post` where a move off the condition stops the count: it returns to these `pre`
+    /// planes (`None` before they are known: such a move never wins).
+    Leave(Option<&'a Planes>),
+}
+
 impl Pair {
-    /// The planes of one family: `pre` if `post` (the solved post family) is given or the
-    /// material has no condition, else `post`. `a_live`: every move lowers a budget `A` that
-    /// starts at most at `a_cap`.
+    /// The planes of one family, `cross` saying where moves to the other family lead.
+    /// `a_live`: every move lowers a budget `A` that starts at most at `a_cap`.
     fn solve_family(
         &self,
         a_live: bool,
         a_cap: Option<u16>,
-        post: Option<&Planes>,
+        cross: Cross,
     ) -> Result<Planes, StoreError> {
+        let post = match cross {
+            Cross::Stay | Cross::Leave(_) => None,
+            Cross::Enter(post) => Some(post),
+        };
         match (a_live, self.z_full) {
-            (true, Some(z_full)) => Ok(self.layers(a_cap.unwrap_or(0), z_full, post)),
-            (false, Some(z_full)) => self.thresholds(Some(z_full), post),
-            (_, None) => self.thresholds(a_cap.filter(|_| a_live), post),
+            (true, Some(z_full)) if !matches!(cross, Cross::Leave(_)) => {
+                Ok(self.layers(a_cap.unwrap_or(0), z_full, post))
+            }
+            (true, Some(_)) => Err(StoreError::Unsupported(format!(
+                "{}: a count that stops off its condition beside a count a man move restarts",
+                self.sides[0].signature
+            ))),
+            (false, Some(z_full)) => self.thresholds(Some(z_full), cross),
+            (_, None) => self.thresholds(a_cap.filter(|_| a_live), cross),
         }
     }
 
@@ -444,7 +485,9 @@ impl Pair {
     /// One-budget families (or none): the least budget with which the winner wins, found in
     /// rounds of rising requirement, block by block of decreasing men's advancement. With `Z`
     /// in force (`z_full`), a man move's requirement is 1 if the child wins with a full `Z`.
-    fn thresholds(&self, cap: Option<u16>, post: Option<&Planes>) -> Result<Planes, StoreError> {
+    /// A move back to `pre` (`Cross::Leave`) needs one ply of budget to be played, and a second
+    /// to leave the child off the limit unless its mover has no move.
+    fn thresholds(&self, cap: Option<u16>, cross: Cross) -> Result<Planes, StoreError> {
         let z_full = self.z_full;
         let mut values: Vec<Vec<u8>> = self
             .sides
@@ -482,8 +525,8 @@ impl Pair {
                         let mut acc = if winner_moves { INF } else { 0 };
                         for &edge in self.sides[s].edges_of(i) {
                             let (cs, ci, man, condition) = unpack(edge);
-                            let requirement = match post.filter(|_| condition) {
-                                Some(post) => {
+                            let requirement = match (cross, condition) {
+                                (Cross::Enter(post), true) => {
                                     let a = self.condition_budget(cs);
                                     match Self::post_entry(post, cs, ci, a) {
                                         None => INF,
@@ -491,7 +534,11 @@ impl Pair {
                                         Some(e) => 1 + e,
                                     }
                                 }
-                                None => {
+                                (Cross::Leave(pre), false) => match pre.map(|pre| pre[cs][0][ci]) {
+                                    None | Some(NEVER) => INF,
+                                    Some(v) => 1 + u16::from(v.min(1)),
+                                },
+                                _ => {
                                     let v = values[cs][ci];
                                     match z_full {
                                         _ if v == NEVER => INF,

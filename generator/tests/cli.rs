@@ -460,7 +460,7 @@ fn rule_settings_choose_other_readings_and_bad_ones_are_refused() {
         ("r1-requires-no-men=yes", "expected true | false"),
         ("no-such=1", "the settings are r4-limit-outcome"),
         ("forcada-moves", "expected name=value"),
-        ("forcada-restart-on-leave=true", "not supported"),
+        ("r4-limit-outcome=pure-value", "not supported"),
     ] {
         let out = probe(&[setting]);
         assert!(!out.status.success(), "{setting} accepted");
@@ -470,4 +470,15 @@ fn rule_settings_choose_other_readings_and_bad_ones_are_refused() {
             stderr(&out)
         );
     }
+    // A restarted Forçada with a second count in the same ending is refused by name.
+    let out = probe(&[
+        "forcada-restart-on-leave=true",
+        "kings-rule-excludes-three-kings=false",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("forcada-restart-on-leave=true with kings-rule-excludes"),
+        "{}",
+        stderr(&out)
+    );
 }

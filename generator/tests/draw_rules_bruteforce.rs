@@ -447,6 +447,48 @@ fn portuguese_forcada_waits_for_the_river() {
     assert!(late_draws > 0);
 }
 
+/// The other reading of the Forçada (`forcada_restart_on_leave`): a move off the river stops
+/// the count, which waits for the river again, unless that move was the last one the count
+/// allowed (it is counted, and the game is drawn). RULES.md's reading counts on.
+#[test]
+fn forcada_restarted_by_leaving_the_river() {
+    let fpd = rules(DrawPreset::Fpd);
+    let restart = DrawRules::new(
+        DrawPreset::Fpd,
+        Interpretation {
+            forcada_restart_on_leave: true,
+            ..Interpretation::default()
+        },
+    );
+    // Kings d4 (on the river), e1, g1 against h4: no capture.
+    let b = board(&["d4", "e1", "g1"], &[], &["h4"], &[]);
+    let mut moves = Vec::new();
+    legal_moves(&b, &Variant::PORTUGUESE.moves, &mut moves);
+    let by = |to: &str| {
+        *moves
+            .iter()
+            .find(|m| m.from == sq("d4") && m.to == sq(to))
+            .unwrap_or_else(|| panic!("d4-{to}"))
+    };
+    let (off, along) = (by("e3"), by("c3"));
+    let after = |draw: &DrawRules, plies: u16, mv: &dprobe::Move| {
+        step(draw, &b, &counts(&[("p1-forcada", Some(plies))]), mv).1
+    };
+    assert_eq!(after(&restart, 4, &off), counts(&[("p1-forcada", None)]));
+    assert_eq!(after(&fpd, 4, &off), counts(&[("p1-forcada", Some(5))]));
+    assert_eq!(
+        after(&restart, 4, &along),
+        counts(&[("p1-forcada", Some(5))])
+    );
+    // 22 plies with the strong side to move: 11 moves made, so d4-e3 is the 12th and last.
+    let (child, last) = step(&restart, &b, &counts(&[("p1-forcada", Some(22))]), &off);
+    assert_eq!(last, counts(&[("p1-forcada", Some(23))]));
+    assert_eq!(
+        terminal(&restart, &Variant::PORTUGUESE.moves, &child, &last),
+        Some(Wdl::Draw)
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Properties.
 
@@ -635,13 +677,11 @@ fn every_preset_kings_only_four_pieces() {
 #[test]
 fn unsupported_readings_are_refused() {
     let draw = DrawRules::new(
-        DrawPreset::Fpd,
+        DrawPreset::Fmjd64,
         Interpretation {
-            forcada_restart_on_leave: true,
+            r4_limit_outcome: dprobe::LimitOutcome::PureValue,
             ..Interpretation::default()
         },
     );
-    assert!(
-        FullStateSolution::try_solve(&Variant::PORTUGUESE.moves, &draw, &up_to_three()).is_err()
-    );
+    assert!(FullStateSolution::try_solve(&Variant::RUSSIAN.moves, &draw, &up_to_three()).is_err());
 }

@@ -342,3 +342,38 @@ fn forcada_counted_only_after_a_move_that_occupies_the_river() {
     // Waiting for a move only gives the strong side time: more wins, never fewer.
     assert!(fresh_wins[1] > fresh_wins[0], "{fresh_wins:?}");
 }
+
+/// The Forçada restarted when the river is left (`forcada_restart_on_leave`), in the Portuguese
+/// and Spanish sets with a short count so that the rule decides games: every state of the
+/// king-only 4-piece endings agrees with the brute force (the tables solve the two families in
+/// turn until they agree), and the reading wins more: the strong side may leave the river to
+/// start its count again.
+#[test]
+fn forcada_restarted_when_the_river_is_left() {
+    let kkkvk: Signature = "KKKvK".parse().unwrap();
+    for (variant, preset) in &presets()[3..] {
+        let mut fresh_wins = Vec::new();
+        for restart in [false, true] {
+            let reading = Interpretation {
+                forcada_moves: 3,
+                spanish_three_kings_moves: 3,
+                forcada_restart_on_leave: restart,
+                ..Interpretation::default()
+            };
+            let built = Built::with(*variant, DrawRules::new(*preset, reading), 4);
+            built.compare(&KING_ONLY_FOUR, 1);
+            let path = rule_table_path(built.dir.path(), &variant.moves, &built.draw, kkkvk);
+            let codes = RuleFile::open(&path).unwrap().fresh_results().unwrap();
+            let wins = codes
+                .iter()
+                .filter(|&&c| RuleWdl::from_code(c).unwrap() == RuleWdl::Win)
+                .count();
+            fresh_wins.push(wins);
+        }
+        eprintln!(
+            "{variant} KKKvK, a 3-move count: {fresh_wins:?} wins with fresh counts when it runs \
+             on / restarts off the river"
+        );
+        assert!(fresh_wins[1] > fresh_wins[0], "{fresh_wins:?}");
+    }
+}

@@ -87,7 +87,11 @@ struct Built {
 
 impl Built {
     fn new(variant: Variant, preset: DrawPreset, pieces: u32) -> Built {
-        let rules = Rules::new(variant, preset);
+        Built::with(Rules::new(variant, preset), pieces)
+    }
+
+    fn with(rules: Rules, pieces: u32) -> Built {
+        let variant = rules.variant;
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
         generate_rule_tables(dir.path(), &variant.moves, &rules.draw, pieces, 1, &Silent).unwrap();
@@ -190,6 +194,54 @@ fn portuguese_rule_tables_up_to_four_pieces_pass_and_changes_are_named() {
         );
         assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
     }
+}
+
+/// The Forçada restarted when the river is left (with a 3-move count, so that it decides
+/// games): the two families read each other, the tables pass, and a changed threshold of the
+/// family after the river is occupied is named.
+#[test]
+fn restarted_forcada_tables_pass_and_changes_are_named() {
+    let reading = Interpretation {
+        forcada_restart_on_leave: true,
+        forcada_moves: 3,
+        ..Interpretation::default()
+    };
+    let rules = Rules {
+        variant: Variant::PORTUGUESE,
+        draw: DrawRules::new(DrawPreset::Fpd, reading),
+    };
+    let built = Built::with(rules, 4);
+    built.verify_all();
+    let signature = sig("KKKvK");
+    let dir = built.dir.path();
+    let mut table = built.rules.read(dir, signature);
+    let post = &mut table.families[1];
+    assert!(post.post);
+    assert_eq!(post.kind, PlaneKind::ThresholdA);
+    let index = dprobe::TableIndex::new(signature);
+    let wrong = (0..post.planes[0].len())
+        .find(|&i| {
+            let on_river = index.board(i as u64).kings & dprobe::geometry::LONG_DIAGONAL != 0;
+            on_river && (2..6).contains(&post.planes[0][i])
+        })
+        .unwrap();
+    let stored = post.planes[0][wrong];
+    post.planes[0][wrong] = stored + 1;
+    built.rules.write(dir, &table);
+    let found = built.rules.verify(dir, signature);
+    let hit = found
+        .iter()
+        .find(|f| f.index == wrong as u64)
+        .unwrap_or_else(|| panic!("index {wrong} not named: {found:#?}"));
+    assert_eq!(
+        hit.quantity,
+        RuleQuantity::Threshold {
+            post: true,
+            kind: PlaneKind::ThresholdA,
+            a: None
+        }
+    );
+    assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
 }
 
 #[test]

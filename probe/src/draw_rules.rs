@@ -286,7 +286,8 @@ pub struct DrawCounter {
     /// The materials it applies to.
     pub material: MaterialCond,
     /// `None`: it starts where the material arises; otherwise in the first position of the
-    /// material where this holds (and keeps running if it later stops holding).
+    /// material where this holds (and keeps running if it later stops holding, unless
+    /// [`DrawRules::restarts_on_leave`] says otherwise).
     pub condition: Option<PositionCond>,
     /// A man move starts it again ("without a man move").
     pub resets_on_man_move: bool,
@@ -579,6 +580,15 @@ impl DrawRules {
     pub fn starts_if_holding(&self, condition: PositionCond) -> bool {
         condition != PositionCond::StrongKingOnLongDiagonal
             || self.interpretation.forcada_start_if_occupied
+    }
+
+    /// Whether a counter started by `condition` stops, to wait for the condition again, after a
+    /// move that leaves the condition false. Only the Forçada's has a setting:
+    /// `forcada_restart_on_leave` (RULES.md: it keeps running). The move that leaves is counted
+    /// first, so if it was the last one allowed the game is drawn.
+    pub fn restarts_on_leave(&self, condition: PositionCond) -> bool {
+        condition == PositionCond::StrongKingOnLongDiagonal
+            && self.interpretation.forcada_restart_on_leave
     }
 
     /// These rules with only counter `k` kept: what that rule changes by itself. Their

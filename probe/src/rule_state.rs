@@ -108,9 +108,29 @@ pub struct ConditionShape {
     /// Where the condition holds as the material arises, the count starts there (RULES.md's
     /// reading); otherwise only after a move that makes it hold.
     pub starts_if_holding: bool,
+    /// A move that leaves the condition false stops the count, which waits for the condition
+    /// again (not RULES.md's reading: [`DrawRules::restarts_on_leave`]).
+    pub restarts_on_leave: bool,
 }
 
 impl ConditionShape {
+    /// The counter started by `condition` under `rules`, with its strong side to move or not,
+    /// and `budget` plies when it starts.
+    pub fn new(
+        rules: &DrawRules,
+        condition: PositionCond,
+        strong_is_mover: bool,
+        budget: u16,
+    ) -> ConditionShape {
+        ConditionShape {
+            condition,
+            strong_is_mover,
+            budget,
+            starts_if_holding: rules.starts_if_holding(condition),
+            restarts_on_leave: rules.restarts_on_leave(condition),
+        }
+    }
+
     /// Whether the condition holds on `board` (a position of this signature).
     pub fn holds(&self, board: &Board) -> bool {
         let (strong_kings, weak_kings) = if self.strong_is_mover {
@@ -169,12 +189,12 @@ impl MaterialShape {
                         return Err(UnsupportedRules("two position conditions in one material"));
                     }
                     let condition = counter.condition.expect("a condition counter");
-                    shape.condition = Some(ConditionShape {
+                    shape.condition = Some(ConditionShape::new(
+                        rules,
                         condition,
-                        strong_is_mover: strong_to_move,
+                        strong_to_move,
                         budget,
-                        starts_if_holding: rules.starts_if_holding(condition),
-                    });
+                    ));
                 }
                 Role::Dead => {}
             }
@@ -242,8 +262,17 @@ fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
             "r4-limit-outcome=pure-value (the limit is not a draw)",
         ));
     }
-    if i.forcada_restart_on_leave {
-        return Err(UnsupportedRules("forcada-restart-on-leave=true"));
+    // Leaving the river returns a state to the `pre` family, which must then hold no budget:
+    // one that ran on beside the Forçada would need a dimension of its own.
+    if i.forcada_restart_on_leave && !i.kings_rule_excludes_three_kings {
+        return Err(UnsupportedRules(
+            "forcada-restart-on-leave=true with kings-rule-excludes-three-kings=false",
+        ));
+    }
+    if i.forcada_restart_on_leave && !i.forcada_exactly_three_kings {
+        return Err(UnsupportedRules(
+            "forcada-restart-on-leave=true with forcada-exactly-three-kings=false",
+        ));
     }
     Ok(())
 }
@@ -296,6 +325,11 @@ pub struct RuleState {
 impl RuleState {
     /// The state after a move that neither captures nor crowns, to `child` (a position of the
     /// same material, whose shape is `child_shape`); `man`: the move was a man's.
+    ///
+    /// Where the condition counter stops on a move that leaves its condition
+    /// ([`ConditionShape::restarts_on_leave`]), such a move returns the state to the `pre`
+    /// family, which then holds no budget ([`DrawRules::check_supported`]), unless the move
+    /// used the last ply the counts allowed.
     pub fn after(&self, child_shape: &MaterialShape, child: &Board, man: bool) -> RuleState {
         let a = self.a.map(|a| a.saturating_sub(1));
         let mut z = match (self.z, child_shape.z_full) {
@@ -307,11 +341,25 @@ impl RuleState {
             a,
             z,
         };
-        if !self.post {
-            if let Some(condition) = child_shape.condition.filter(|c| c.holds(child)) {
+        match child_shape.condition {
+            Some(condition) if !self.post && condition.holds(child) => {
                 next.post = true;
                 next.a = min_opt(next.a, Some(condition.budget));
             }
+            Some(condition)
+                if self.post
+                    && condition.restarts_on_leave
+                    && !condition.holds(child)
+                    && !next.at_limit() =>
+            {
+                debug_assert!(child_shape.a_full.is_none() && child_shape.z_full.is_none());
+                return RuleState {
+                    post: false,
+                    a: None,
+                    z: None,
+                };
+            }
+            _ => {}
         }
         z = min_opt_clamped(z, next.a);
         next.z = z;
@@ -400,12 +448,7 @@ pub fn state_from_counts(
             (Some(count), _) => count,
             (None, None) => Some(0),
             (None, Some(condition)) => {
-                let shape = ConditionShape {
-                    condition,
-                    strong_is_mover: strong_to_move,
-                    budget: 0,
-                    starts_if_holding: rules.starts_if_holding(condition),
-                };
+                let shape = ConditionShape::new(rules, condition, strong_to_move, 0);
                 (shape.starts_if_holding && shape.holds(board)).then_some(0)
             }
         };
@@ -418,12 +461,7 @@ pub fn state_from_counts(
                 )));
             }
             let condition = counter.condition.expect("a condition counter");
-            let shape = ConditionShape {
-                condition,
-                strong_is_mover: strong_to_move,
-                budget: 0,
-                starts_if_holding: rules.starts_if_holding(condition),
-            };
+            let shape = ConditionShape::new(rules, condition, strong_to_move, 0);
             if shape.starts_if_holding && shape.holds(board) {
                 return Err(CountsError::Inconsistent(format!(
                     "the condition of {} holds in this position, so its count has started \
@@ -476,6 +514,15 @@ pub fn state_from_counts(
                 state.z = min_opt(state.z, Some(left));
             }
             Role::Condition => {
+                let condition = counter.condition.expect("a condition counter");
+                let shape = ConditionShape::new(rules, condition, strong_to_move, 0);
+                if shape.restarts_on_leave && left > 0 && !shape.holds(board) {
+                    return Err(CountsError::Inconsistent(format!(
+                        "{}={plies}, but its condition does not hold here, and under these rules \
+                         a move that leaves it stops the count (give {}=none)",
+                        counter.id, counter.id
+                    )));
+                }
                 bounded_by_material.push((counter.id, plies));
                 state.post = true;
                 state.a = min_opt(state.a, Some(left));
@@ -634,6 +681,67 @@ mod tests {
         assert_eq!(
             shape(Spanish, "KKKvK").condition.map(|c| c.budget),
             Some(25)
+        );
+    }
+
+    /// `forcada_restart_on_leave`: a move off the river returns the state to `pre` (which holds
+    /// no budget in the Forçada material) unless it used the last ply; a count cannot run off
+    /// the river below its limit.
+    #[test]
+    fn leaving_the_river_stops_a_count_that_restarts() {
+        let mut reading = Interpretation::default();
+        reading.set("forcada-restart-on-leave=true").unwrap();
+        let restart = DrawRules::new(DrawPreset::Fpd, reading);
+        let runs_on = DrawRules::new(DrawPreset::Fpd, Interpretation::default());
+        let flip: Signature = "KvKKK".parse().unwrap();
+        let off: Vec<u32> = (0..32).filter(|s| LONG_DIAGONAL & 1 << s == 0).collect();
+        let river = 1 << LONG_DIAGONAL.trailing_zeros();
+        // After the strong side's move, from the lone king's view.
+        let left = Board {
+            men: 0,
+            kings: 1 << off[0],
+            opp_men: 0,
+            opp_kings: 1 << off[1] | 1 << off[2] | 1 << off[3],
+        };
+        let stayed = Board {
+            opp_kings: river | 1 << off[2] | 1 << off[3],
+            ..left
+        };
+        let running = |a| RuleState {
+            post: true,
+            a: Some(a),
+            z: None,
+        };
+        let pre = RuleState {
+            post: false,
+            a: None,
+            z: None,
+        };
+        let shape = MaterialShape::of(&restart, flip).unwrap();
+        assert_eq!(running(11).after(&shape, &left, false), pre);
+        assert_eq!(running(11).after(&shape, &stayed, false), running(10));
+        assert!(running(1).after(&shape, &left, false).at_limit());
+        let shape = MaterialShape::of(&runs_on, flip).unwrap();
+        assert_eq!(running(11).after(&shape, &left, false), running(10));
+
+        // From the strong side's view, to move: off the river.
+        let strong_view = Board {
+            kings: left.opp_kings,
+            opp_kings: left.kings,
+            ..left
+        };
+        let counts = |plies| [("p1-forcada", Some(plies))];
+        assert!(matches!(
+            state_from_counts(&restart, &strong_view, &counts(4)),
+            Err(CountsError::Inconsistent(_))
+        ));
+        // 24 plies: the strong side's 12th move was made, at the limit.
+        assert!(state_from_counts(&restart, &strong_view, &counts(24))
+            .unwrap()
+            .at_limit());
+        assert_eq!(
+            state_from_counts(&runs_on, &strong_view, &counts(4)).unwrap(),
+            running(19)
         );
     }
 

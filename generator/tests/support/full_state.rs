@@ -16,6 +16,9 @@
 //! - any other move, per counter: a counter that "resets on a man move" goes to `Some(0)` if a
 //!   man moved; otherwise `Some(p)` becomes `Some(p + 1)`, and `None` becomes `Some(0)` if the
 //!   condition holds in the child (the move that makes it hold is not counted), else stays `None`.
+//!   Under `forcada_restart_on_leave`, a Forçada count whose condition fails in the child goes
+//!   back to `None` — unless `Some(p + 1)` has reached its limit: the move that leaves the
+//!   river is counted, and if it was the last one allowed the game is drawn.
 //!
 //! At a state: if the side to move has no legal move (or no piece), it has lost — even where a
 //! limit is reached. Otherwise, if any counter has reached its limit, the game is drawn. A
@@ -42,7 +45,9 @@
 //! - a counter with a condition is `None` (only if the condition fails on the board, or the
 //!   rules start it only after a move that makes it hold: `forcada_start_if_occupied = false`) or
 //!   `Some(p_c)` with `p_c <= p_m`, whether or not the condition holds on the board now (it keeps
-//!   running once started; this includes `Some(0)` where it fails, which no game reaches);
+//!   running once started; this includes `Some(0)` where it fails, which no game reaches) —
+//!   except that a count that stops when its condition fails (`forcada_restart_on_leave`) runs
+//!   where the condition fails only at its limit;
 //! - every count is at most its **latest limit position**: `L` for `Plies(L)`; for
 //!   `StrongMoves(N)`, `2N` if the weak side is to move and `2N - 1` if the strong side is (the
 //!   limit position always has the weak side to move, right after the strong side's `N`-th move:
@@ -55,8 +60,8 @@
 //! closure of the start states, solved in the same way).
 //!
 //! Of the interpretations whose effect is not in the counters' data, `forcada_start_if_occupied`
-//! is supported either way (a Forçada count waits where the material arises, then starts as
-//! above); `forcada_restart_on_leave = true` and `r4_limit_outcome = PureValue` are not
+//! (a Forçada count waits where the material arises, then starts as above) and
+//! `forcada_restart_on_leave` are supported either way; `r4_limit_outcome = PureValue` is not
 //! ([`unsupported`]).
 //!
 //! Include it with `#[path = "support/full_state.rs"] #[allow(dead_code)] mod full_state;` (each
@@ -99,14 +104,14 @@ pub struct Counter {
     pub strong: Strong,
     /// If the condition holds where the material arises, the count starts there.
     pub starts_if_holding: bool,
+    /// A move after which the condition fails stops the count (it waits for the condition
+    /// again).
+    pub restarts_on_leave: bool,
 }
 
 /// Why a set of rules is outside what this checker implements, if it is.
 pub fn unsupported(draw: &DrawRules) -> Option<String> {
     let i = &draw.interpretation;
-    if i.forcada_restart_on_leave {
-        return Some("forcada_restart_on_leave = true".into());
-    }
     if i.r4_limit_outcome != LimitOutcome::Draw {
         return Some("r4_limit_outcome other than Draw".into());
     }
@@ -124,6 +129,7 @@ pub fn counters(draw: &DrawRules, signature: &Signature) -> Vec<Counter> {
             limit: c.limit,
             strong,
             starts_if_holding: c.condition.is_none_or(|cond| draw.starts_if_holding(cond)),
+            restarts_on_leave: c.condition.is_some_and(|cond| draw.restarts_on_leave(cond)),
         })
         .collect();
     for c in &list {
@@ -236,6 +242,9 @@ fn quiet_step_raw(
             Some(0)
         } else {
             match counts[i] {
+                Some(p) if c.restarts_on_leave && !holds(j) && !limit_reached(c, Some(p + 1)) => {
+                    None
+                }
                 Some(p) => Some(p + 1),
                 None => holds(j).then_some(0),
             }
@@ -460,7 +469,9 @@ const WIN: u8 = 1;
 const LOSS: u8 = 2;
 /// A draw because a limit is reached (final).
 const LIMIT: u8 = 3;
-/// A (vector, board) pair that is no state: a `None` count where its condition holds.
+/// A (vector, board) pair that is no state: a `None` count where its condition holds (and the
+/// rules start it there), or a count that stops off its condition running below its limit where
+/// the condition fails.
 const INVALID: u8 = 4;
 
 /// Edge kinds, in the low two bits.
@@ -506,6 +517,8 @@ struct Material {
     /// Per board: bit `j` if counter `j`'s condition holds there and a count that has not
     /// started would have started there.
     cond_mask: Vec<u8>,
+    /// Per board: bit `j` if counter `j` stops where its condition fails, and it fails there.
+    leave_mask: Vec<u8>,
     /// Per board: how far its men have advanced (rows from their own side, both sides summed).
     advance: Vec<u8>,
     /// The consistent count vectors, by decreasing clock.
@@ -514,6 +527,8 @@ struct Material {
     vector_ids: FastMap<Raw, u32>,
     /// Per vector: bit `j` if counter `j` is `None`.
     none_mask: Vec<u8>,
+    /// Per vector: bit `j` if counter `j` runs and has not reached its limit.
+    running_mask: Vec<u8>,
     at_limit: Vec<bool>,
     /// Layer `k`: the vectors of one clock value (a range of `vectors`), by decreasing clock.
     layers: Vec<Range<usize>>,
@@ -546,7 +561,8 @@ impl Material {
     }
 
     /// Allocates layer `k` with every state unknown, or invalid where a waiting count's condition
-    /// holds. Returns the number of states in it.
+    /// holds or where a count that stops off its condition runs below its limit while the
+    /// condition fails. Returns the number of states in it.
     fn allocate(&mut self, k: usize) -> usize {
         if self.values[k].is_some() {
             return 0;
@@ -554,10 +570,13 @@ impl Material {
         let range = self.layers[k].clone();
         let len = range.len();
         let (none_mask, cond_mask) = (&self.none_mask[range.clone()], &self.cond_mask);
+        let (running_mask, leave_mask) = (&self.running_mask[range.clone()], &self.leave_mask);
         let values: Vec<AtomicU8> = (0..len * self.boards.len())
             .into_par_iter()
             .map(|i| {
-                let invalid = none_mask[i % len] & cond_mask[i / len] != 0;
+                let (v, b) = (i % len, i / len);
+                let invalid =
+                    none_mask[v] & cond_mask[b] != 0 || running_mask[v] & leave_mask[b] != 0;
                 AtomicU8::new(if invalid { INVALID } else { UNKNOWN })
             })
             .collect();
@@ -1165,6 +1184,21 @@ fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: us
             mask
         })
         .collect();
+    let leave_mask: Vec<u8> = boards
+        .iter()
+        .map(|b| {
+            let mut mask = 0;
+            for (j, c) in list.iter().enumerate() {
+                if c.restarts_on_leave
+                    && c.condition
+                        .is_some_and(|cond| !condition_holds(cond, c.strong, b))
+                {
+                    mask |= 1 << j;
+                }
+            }
+            mask
+        })
+        .collect();
     let mut with_clock = count_vectors(&list, &signature);
     with_clock.sort_by_key(|&(_, clock)| std::cmp::Reverse(clock));
     let vectors: Vec<Raw> = with_clock.iter().map(|&(r, _)| r).collect();
@@ -1183,6 +1217,14 @@ fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: us
         .map(|r| {
             (0..list.len())
                 .filter(|&j| r[j].is_none())
+                .fold(0u8, |m, j| m | 1 << j)
+        })
+        .collect();
+    let running_mask = vectors
+        .iter()
+        .map(|r| {
+            (0..list.len())
+                .filter(|&j| r[j].is_some() && !limit_reached(&list[j], r[j]))
                 .fold(0u8, |m, j| m | 1 << j)
         })
         .collect();
@@ -1217,11 +1259,13 @@ fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: us
         counters: list,
         positions,
         cond_mask,
+        leave_mask,
         advance,
         vectors,
         clock,
         vector_ids,
         none_mask,
+        running_mask,
         at_limit,
         values: (0..layers.len()).map(|_| None).collect(),
         layers,
