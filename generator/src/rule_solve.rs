@@ -26,8 +26,8 @@
 use std::sync::Mutex;
 
 use dprobe::{
-    legal_moves, Board, ConditionShape, DrawRules, MaterialShape, Move, MoveRules, PlaneKind,
-    RuleState, RuleWdl, Signature, TableIndex, Value, Wdl, NEVER,
+    legal_moves, Board, ConditionShape, DrawRules, LimitOutcome, MaterialShape, Move, MoveRules,
+    PlaneKind, RuleState, RuleWdl, Signature, TableIndex, Value, Wdl, NEVER,
 };
 use rayon::prelude::*;
 
@@ -115,11 +115,131 @@ struct Pair {
 
 /// Solves the rule tables of `signature` and its colour flip.
 ///
+/// A counter read with [`LimitOutcome::PureValue`] (Russian rule 4, "reach a winning
+/// position") never decides a position its strong side wins in the pure game, and decides the
+/// others as a draw at its limit: the loser's moves keep the pure winner, and only moves that
+/// keep it can win, so each side's positions form a game of their own. The pair is solved with
+/// the counter and without it, and each position keeps the solve that applies to it
+/// ([`DrawRules::set_aside`]): its `pre` planes (and fresh result) from the solve without the
+/// counter where the strong side wins, its `post` planes "never" there (a count set aside is
+/// not read). Where the other side wins, a count that has passed its limit is over as well, so
+/// the `pre` planes must agree for both readings: otherwise the pair is refused.
+///
 /// # Errors
 ///
 /// A missing or damaged pure table of the pair, a failed lookup of a smaller material, rules the
 /// tables do not implement, or a table too large for the edge encoding.
 pub fn solve_rule_pair(
+    rules: &MoveRules,
+    draw: &DrawRules,
+    pure: &TableSet,
+    fresh_results: &dyn FreshResults,
+    signature: Signature,
+) -> Result<Vec<RuleTable>, StoreError> {
+    let pure_value_limit = draw
+        .active(&signature)
+        .any(|(c, _)| c.limit_outcome == LimitOutcome::PureValue);
+    let with = solve_with_limits_drawn(rules, draw, pure, fresh_results, signature)?;
+    if !pure_value_limit {
+        return Ok(with);
+    }
+    let without = solve_with_limits_drawn(
+        rules,
+        &draw.without_pure_value_limits(),
+        pure,
+        fresh_results,
+        signature,
+    )?;
+    with.into_iter()
+        .zip(without)
+        .map(|(with, without)| keep_the_deciding_solve(draw, with, without))
+        .collect()
+}
+
+/// Per position, `with` (solved with every limit a draw) or `without` (solved without the
+/// counters read with [`LimitOutcome::PureValue`]), as [`solve_rule_pair`] says.
+fn keep_the_deciding_solve(
+    draw: &DrawRules,
+    with: RuleTable,
+    without: RuleTable,
+) -> Result<RuleTable, StoreError> {
+    let signature = with.signature;
+    let refuse = |why: String| StoreError::Unsupported(format!("{signature}: {why}"));
+    let [with_pre, with_post] = match with.families.as_slice() {
+        [pre, post] if !pre.post && post.post => [pre, post],
+        _ => {
+            return Err(refuse(
+                "expected planes before and after the count starts".into(),
+            ))
+        }
+    };
+    let without_pre = match without.families.as_slice() {
+        [pre] if pre.kind == with_pre.kind => pre,
+        _ => return Err(refuse("the planes without the count differ in kind".into())),
+    };
+    let set_aside: Vec<bool> = with
+        .fresh
+        .iter()
+        .map(|&code| {
+            let pure = RuleWdl::from_code(code).map_or(Wdl::Draw, RuleWdl::pure);
+            draw.set_aside(&signature, pure).is_some()
+        })
+        .collect();
+    let plane = |planes: &[Vec<u8>], k: usize| planes[k.min(planes.len() - 1)].clone();
+    let mut pre = Vec::new();
+    for k in 0..with_pre.planes.len().max(without_pre.planes.len()) {
+        let (mut kept, other) = (plane(&with_pre.planes, k), plane(&without_pre.planes, k));
+        for (i, entry) in kept.iter_mut().enumerate() {
+            let decisive = RuleWdl::from_code(with.fresh[i]).is_some_and(|r| r.pure() != Wdl::Draw);
+            if set_aside[i] {
+                *entry = other[i];
+            } else if decisive && *entry != other[i] {
+                return Err(refuse(format!(
+                    "position {i}, which the lone king wins, would need planes of its own for a \
+                     count past its limit (r4-limit-outcome=pure-value)"
+                )));
+            }
+        }
+        pre.push(kept);
+    }
+    let post = with_post
+        .planes
+        .iter()
+        .map(|plane| {
+            plane
+                .iter()
+                .zip(&set_aside)
+                .map(|(&entry, &aside)| if aside { NEVER } else { entry })
+                .collect()
+        })
+        .collect();
+    let fresh = with
+        .fresh
+        .iter()
+        .zip(&without.fresh)
+        .zip(&set_aside)
+        .map(|((&with, &without), &aside)| if aside { without } else { with })
+        .collect();
+    Ok(RuleTable {
+        signature,
+        fresh,
+        families: vec![
+            FamilyPlanes {
+                post: false,
+                kind: with_pre.kind,
+                planes: pre,
+            },
+            FamilyPlanes {
+                post: true,
+                kind: with_post.kind,
+                planes: post,
+            },
+        ],
+    })
+}
+
+/// Solves the rule tables of `signature` and its colour flip with every limit a draw.
+fn solve_with_limits_drawn(
     rules: &MoveRules,
     draw: &DrawRules,
     pure: &TableSet,

@@ -1,7 +1,7 @@
 //! Statistics of a rule table file (`dtb stats`): its results with fresh counts, what each
 //! counter alone changes, and the longest win the rules allow.
 
-use dprobe::{DrawRules, MaterialShape, PlaneKind, RuleFile, RuleWdl, TableIndex, NEVER};
+use dprobe::{DrawRules, MaterialShape, PlaneKind, RuleFile, RuleWdl, TableIndex, Wdl, NEVER};
 
 /// A rule table's statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,7 +71,13 @@ fn longest_win(
     draw: &DrawRules,
     fresh: &[u8],
 ) -> Result<Option<(u16, u64)>, String> {
-    let shape = MaterialShape::of(draw, file.signature).map_err(|e| e.to_string())?;
+    // Every position counted is won by its mover: a count that this sets aside is left out of
+    // its state.
+    let deciding = match draw.set_aside(&file.signature, Wdl::Win) {
+        Some(_) => draw.without_pure_value_limits(),
+        None => draw.clone(),
+    };
+    let shape = MaterialShape::of(&deciding, file.signature).map_err(|e| e.to_string())?;
     let index = TableIndex::new(file.signature);
     let mut best: Option<(u16, u64)> = None;
     for post in [false, true] {

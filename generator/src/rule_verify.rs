@@ -320,7 +320,6 @@ impl Rows {
 struct Side {
     signature: Signature,
     index: TableIndex,
-    shape: MaterialShape,
     pure: Vec<Wdl>,
     /// Before the condition counter starts (or the only family), and after.
     families: [Option<Rows>; 2],
@@ -423,7 +422,6 @@ impl Side {
         Ok(Side {
             signature,
             index,
-            shape,
             pure: pure_values,
             families,
         })
@@ -506,6 +504,12 @@ struct Checker<'a> {
     tables: &'a RuleTables,
     own: &'a Side,
     partner: &'a Side,
+    /// The shapes of the two sides under the counters that decide the positions checked: all
+    /// of them, or those left where the pure result sets a count aside ([`DrawRules::set_aside`]).
+    own_shape: MaterialShape,
+    partner_shape: MaterialShape,
+    /// The positions checked have a count set aside: their `post` planes are never read.
+    sets_aside: bool,
     fresh: &'a [u8],
     /// Per family: largest `A` (either side), and the layers to check.
     a_caps: [u16; 2],
@@ -527,7 +531,7 @@ impl Checker<'_> {
             let theirs = match child.exit {
                 Some(result) => result,
                 None => {
-                    let next = state.after(&self.partner.shape, &child.board, child.man);
+                    let next = state.after(&self.partner_shape, &child.board, child.man);
                     self.stored_value(child.index, &next)
                 }
             };
@@ -595,7 +599,7 @@ impl Checker<'_> {
     ) -> Result<(), StoreError> {
         let board = self.own.index.board(index as u64);
         let pure = self.own.pure[index];
-        let fresh_state = self.own.shape.fresh(&board);
+        let fresh_state = self.own_shape.fresh(&board);
         let stored_fresh = RuleWdl::from_code(self.fresh[index]).unwrap_or(RuleWdl::Draw);
         let fresh = RuleQuantity::Fresh { state: fresh_state };
         if pure == Wdl::Draw {
@@ -606,22 +610,8 @@ impl Checker<'_> {
                     RuleValue::Result(RuleWdl::Draw),
                 ));
             }
-            for (post, rows) in [false, true].into_iter().zip(&self.own.families) {
-                let Some(rows) = rows else { continue };
-                for (plane, &entry) in rows.row(index).iter().enumerate() {
-                    if entry != NEVER {
-                        let quantity = RuleQuantity::Threshold {
-                            post,
-                            kind: rows.kind,
-                            a: (rows.kind == PlaneKind::LayersAz).then_some(plane as u16),
-                        };
-                        found.push((
-                            quantity,
-                            RuleValue::Threshold(Some(entry.into())),
-                            RuleValue::Threshold(None),
-                        ));
-                    }
-                }
+            for post in [false, true] {
+                self.require_never(index, post, found);
             }
             return Ok(());
         }
@@ -650,6 +640,10 @@ impl Checker<'_> {
         }
 
         for post in [false, true] {
+            if post && self.sets_aside {
+                self.require_never(index, post, found);
+                continue;
+            }
             let Some(rows) = self.own.family(post) else {
                 continue;
             };
@@ -684,6 +678,32 @@ impl Checker<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Requires every entry of a family of position `index` that no state reads to be "never".
+    fn require_never(
+        &self,
+        index: usize,
+        post: bool,
+        found: &mut Vec<(RuleQuantity, RuleValue, RuleValue)>,
+    ) {
+        let Some(rows) = self.own.family(post) else {
+            return;
+        };
+        for (plane, &entry) in rows.row(index).iter().enumerate() {
+            if entry != NEVER {
+                let quantity = RuleQuantity::Threshold {
+                    post,
+                    kind: rows.kind,
+                    a: (rows.kind == PlaneKind::LayersAz).then_some(plane as u16),
+                };
+                found.push((
+                    quantity,
+                    RuleValue::Threshold(Some(entry.into())),
+                    RuleValue::Threshold(None),
+                ));
+            }
+        }
     }
 
     /// Checks one stored threshold `entry` of the pure winner (`pure` is the mover's pure
@@ -751,9 +771,10 @@ pub fn verify_rule_table(
     signature: Signature,
     limit: usize,
 ) -> Result<Vec<RuleInconsistency>, StoreError> {
-    let shape_of = |s: Signature| {
-        MaterialShape::of(&tables.draw, s).map_err(|e| StoreError::Unsupported(e.to_string()))
+    let shape_under = |draw: &DrawRules, s: Signature| {
+        MaterialShape::of(draw, s).map_err(|e| StoreError::Unsupported(e.to_string()))
     };
+    let shape_of = |s: Signature| shape_under(&tables.draw, s);
     // Read every fresh result an exit can lead to before the parallel pass: captures lead to
     // fewer pieces, crownings to fewer men.
     for pieces in 2..=signature.pieces() {
@@ -803,10 +824,21 @@ pub fn verify_rule_table(
         tables,
         own: &own,
         partner,
+        own_shape: shapes[0],
+        partner_shape: shapes[1],
+        sets_aside: false,
         fresh: &fresh.codes,
         a_caps,
         last_layers,
         z_cap,
+    };
+    // Positions whose pure result sets a count aside are checked without it.
+    let without = tables.draw.without_pure_value_limits();
+    let aside_checker = Checker {
+        own_shape: shape_under(&without, signature)?,
+        partner_shape: shape_under(&without, flipped)?,
+        sets_aside: true,
+        ..checker
     };
 
     let parts = crate::solve::chunks(own.index.size())
@@ -815,6 +847,12 @@ pub fn verify_rule_table(
             let mut here = Vec::new();
             for index in range {
                 here.clear();
+                let pure = own.pure[index as usize];
+                let checker = if tables.draw.set_aside(&signature, pure).is_some() {
+                    &aside_checker
+                } else {
+                    &checker
+                };
                 checker.check(index as usize, scratch, &mut here)?;
                 for &(quantity, stored, expected) in &here {
                     let board = own.index.board(index);

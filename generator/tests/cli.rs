@@ -460,7 +460,6 @@ fn rule_settings_choose_other_readings_and_bad_ones_are_refused() {
         ("r1-requires-no-men=yes", "expected true | false"),
         ("no-such=1", "the settings are r4-limit-outcome"),
         ("forcada-moves", "expected name=value"),
-        ("r4-limit-outcome=pure-value", "not supported"),
     ] {
         let out = probe(&[setting]);
         assert!(!out.status.success(), "{setting} accepted");

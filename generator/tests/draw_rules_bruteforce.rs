@@ -489,6 +489,56 @@ fn forcada_restarted_by_leaving_the_river() {
     );
 }
 
+/// Russian rule 4 read as "reach a winning position" (`r4_limit_outcome = pure-value`): at the
+/// limit (the strong side's 5th move made, the lone king to move) a board the strong side wins
+/// in the pure game is no end of the game — play goes on, and the strong side still wins on many
+/// of them — while every other board is drawn there, as under RULES.md's reading.
+#[test]
+fn russian_rule_4_passes_won_positions() {
+    let reading = Interpretation {
+        r4_limit_outcome: dprobe::LimitOutcome::PureValue,
+        ..Interpretation::default()
+    };
+    let draw = DrawRules::new(DrawPreset::Fmjd64, reading);
+    let kvkkk = signatures(&["KvKKK"]);
+    let s = FullStateSolution::solve(&Variant::RUSSIAN.moves, &draw, &kvkkk);
+    let pure = solve(&Variant::RUSSIAN.moves, DrawPreset::None, &kvkkk);
+    let at_limit = counts(&[
+        ("r1-three-kings", Some(10)),
+        ("r2-kings-only", Some(10)),
+        ("r3-kings-4-5-pieces", Some(10)),
+        ("r4-long-diagonal", Some(10)),
+    ]);
+    let (mut won, mut drawn) = (0, 0);
+    for board in s.boards(&kvkkk[0]).unwrap() {
+        let Some(value) = s.value(board, &at_limit) else {
+            continue;
+        };
+        let mut moves = Vec::new();
+        legal_moves(board, &Variant::RUSSIAN.moves, &mut moves);
+        if moves.is_empty() {
+            continue;
+        }
+        if pure.fresh_value(board) == Some(Wdl::Loss) {
+            assert_eq!(s.terminal(board, &at_limit), None);
+            won += usize::from(value == Wdl::Loss);
+        } else {
+            assert_eq!(s.terminal(board, &at_limit), Some(Wdl::Draw));
+            assert_eq!(value, Wdl::Draw);
+            drawn += 1;
+        }
+    }
+    println!("Russian KvKKK at rule 4's limit: {won} boards still won, {drawn} drawn");
+    assert!(won > 0 && drawn > 0);
+    // Under RULES.md's reading every one of them is drawn.
+    let rules_md = russian_three_kings();
+    assert!(s
+        .boards(&kvkkk[0])
+        .unwrap()
+        .iter()
+        .all(|b| { rules_md.terminal(b, &at_limit).is_some() }));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Properties.
 
@@ -595,7 +645,7 @@ fn check_equations(s: &FullStateSolution, stride: usize) -> usize {
         .step_by(stride)
         .par_bridge()
         .filter_map(|(b, c, w)| {
-            let expected = terminal(draw, rules, &b, &c).unwrap_or_else(|| {
+            let expected = s.terminal(&b, &c).unwrap_or_else(|| {
                 let mut moves = Vec::new();
                 legal_moves(&b, rules, &mut moves);
                 let children: Vec<Wdl> = moves
@@ -672,16 +722,4 @@ fn every_preset_kings_only_four_pieces() {
     for (name, moves, preset) in presets() {
         check_preset(name, &moves, preset, &signatures(&KINGS_FOUR), 97);
     }
-}
-
-#[test]
-fn unsupported_readings_are_refused() {
-    let draw = DrawRules::new(
-        DrawPreset::Fmjd64,
-        Interpretation {
-            r4_limit_outcome: dprobe::LimitOutcome::PureValue,
-            ..Interpretation::default()
-        },
-    );
-    assert!(FullStateSolution::try_solve(&Variant::RUSSIAN.moves, &draw, &up_to_three()).is_err());
 }

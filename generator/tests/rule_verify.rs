@@ -244,6 +244,43 @@ fn restarted_forcada_tables_pass_and_changes_are_named() {
     assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
 }
 
+/// Russian rule 4 read as "reach a winning position": where the strong side wins in the pure
+/// game the tables keep the solve without rule 4, and its `post` entries must be "never" (no
+/// state reads them). The tables pass, and such an entry changed is named.
+#[test]
+fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
+    let reading = Interpretation {
+        r4_limit_outcome: dprobe::LimitOutcome::PureValue,
+        ..Interpretation::default()
+    };
+    let rules = Rules {
+        variant: Variant::RUSSIAN,
+        draw: DrawRules::new(DrawPreset::Fmjd64, reading),
+    };
+    let built = Built::with(rules, 4);
+    built.verify_all();
+    let signature = sig("KKKvK");
+    let dir = built.dir.path();
+    let mut table = built.rules.read(dir, signature);
+    let won = table
+        .fresh
+        .iter()
+        .position(|&c| RuleWdl::from_code(c) == Some(RuleWdl::Win))
+        .unwrap();
+    let post = &mut table.families[1];
+    assert!(post.post);
+    assert_eq!(post.planes[0][won], NEVER);
+    post.planes[0][won] = 3;
+    built.rules.write(dir, &table);
+    let found = built.rules.verify(dir, signature);
+    let hit = found
+        .iter()
+        .find(|f| f.index == won as u64)
+        .unwrap_or_else(|| panic!("index {won} not named: {found:#?}"));
+    assert_eq!(hit.stored, RuleValue::Threshold(Some(3)));
+    assert_eq!(hit.expected, RuleValue::Threshold(None));
+}
+
 #[test]
 fn a_changed_fresh_result_is_named() {
     let built = russian();

@@ -135,12 +135,15 @@ pub enum Limit {
     Plies(u16),
 }
 
-/// What happens when the R4 limit (lone king on the long diagonal) is reached.
+/// What happens when a counter reaches its limit (a setting only for Russian rule 4, the lone
+/// king on the long diagonal).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LimitOutcome {
     /// A draw: "win" means capture the lone king (RULES.md's reading).
     Draw,
-    /// The pure value decides: "reach a winning position" (the rule text's wording).
+    /// "Reach a winning position" (the rule text's wording): at the limit, a position the
+    /// strong side wins in the pure game is not drawn; the count is over and play goes on under
+    /// the other counters. Anywhere else the limit draws.
     PureValue,
 }
 
@@ -293,6 +296,8 @@ pub struct DrawCounter {
     pub resets_on_man_move: bool,
     /// Its limit.
     pub limit: Limit,
+    /// What reaching the limit does.
+    pub limit_outcome: LimitOutcome,
 }
 
 const THREE_KINGS_LONG_DIAGONAL: &[(u8, u8)] = &[(3, 0), (2, 1), (1, 2)];
@@ -360,6 +365,15 @@ impl MaterialCond {
 }
 
 impl DrawCounter {
+    /// Its limit in plies since it started: the largest count a position before or at the limit
+    /// has ("win within N moves": `2N`, whoever moved first).
+    pub const fn limit_plies(&self) -> u16 {
+        match self.limit {
+            Limit::StrongMoves(n) => 2 * n as u16,
+            Limit::Plies(plies) => plies,
+        }
+    }
+
     /// The plies the strong side has before the limit, counted from the counter's start:
     /// "win within N moves" leaves `2N − 1` plies when the strong side moves first (its N-th
     /// move is the last) and `2N` when the weak side does; "N moves each" is `2N` plies.
@@ -396,6 +410,7 @@ impl DrawRules {
             condition: Some(PositionCond::StrongKingOnLongDiagonal),
             resets_on_man_move: false,
             limit: Limit::StrongMoves(moves),
+            limit_outcome: LimitOutcome::Draw,
         };
         let kings_only = |id, rule, except| DrawCounter {
             id,
@@ -406,6 +421,7 @@ impl DrawRules {
             condition: None,
             resets_on_man_move: true,
             limit: Limit::Plies(40),
+            limit_outcome: LimitOutcome::Draw,
         };
         let counters = match preset {
             DrawPreset::None => Vec::new(),
@@ -420,6 +436,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: false,
                     limit: Limit::StrongMoves(15),
+                    limit_outcome: LimitOutcome::Draw,
                 },
                 DrawCounter {
                     id: "r2-kings-only",
@@ -430,6 +447,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: true,
                     limit: Limit::Plies(30),
+                    limit_outcome: LimitOutcome::Draw,
                 },
                 DrawCounter {
                     id: "r3-kings-4-5-pieces",
@@ -441,6 +459,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: false,
                     limit: Limit::Plies(60),
+                    limit_outcome: LimitOutcome::Draw,
                 },
                 DrawCounter {
                     id: "r3-kings-6-7-pieces",
@@ -452,6 +471,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: false,
                     limit: Limit::Plies(120),
+                    limit_outcome: LimitOutcome::Draw,
                 },
                 DrawCounter {
                     id: "r4-long-diagonal",
@@ -462,6 +482,7 @@ impl DrawRules {
                     condition: Some(PositionCond::WeakKingOnLongDiagonal),
                     resets_on_man_move: false,
                     limit: Limit::StrongMoves(5),
+                    limit_outcome: i.r4_limit_outcome,
                 },
                 DrawCounter {
                     id: "r5-small",
@@ -470,6 +491,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: false,
                     limit: Limit::StrongMoves(5),
+                    limit_outcome: LimitOutcome::Draw,
                 },
                 DrawCounter {
                     id: "r5-king-v-king",
@@ -478,6 +500,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: false,
                     limit: Limit::Plies(10),
+                    limit_outcome: LimitOutcome::Draw,
                 },
             ],
             DrawPreset::Cbd => vec![
@@ -491,6 +514,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: false,
                     limit: Limit::Plies(10),
+                    limit_outcome: LimitOutcome::Draw,
                 },
                 DrawCounter {
                     id: "b3-long-diagonal",
@@ -501,6 +525,7 @@ impl DrawRules {
                     condition: Some(PositionCond::WeakKingOnLongDiagonal),
                     resets_on_man_move: false,
                     limit: Limit::Plies(10),
+                    limit_outcome: LimitOutcome::Draw,
                 },
             ],
             DrawPreset::Fpd => vec![
@@ -515,6 +540,7 @@ impl DrawRules {
                     condition: None,
                     resets_on_man_move: true,
                     limit: Limit::Plies(40),
+                    limit_outcome: LimitOutcome::Draw,
                 },
             ],
             DrawPreset::Spanish => vec![
@@ -589,6 +615,37 @@ impl DrawRules {
     pub fn restarts_on_leave(&self, condition: PositionCond) -> bool {
         condition == PositionCond::StrongKingOnLongDiagonal
             && self.interpretation.forcada_restart_on_leave
+    }
+
+    /// The counter of a position of `signature` that its pure result sets aside: one read with
+    /// [`LimitOutcome::PureValue`], where `pure` (the mover's pure result) is a win for its
+    /// strong side. Such a counter never decides the position: at its limit the position is still
+    /// won for the strong side in the pure game (the loser's moves keep it so, and the winner only
+    /// wins by moves that do), so the count ends there and play goes on without it.
+    pub fn set_aside(&self, signature: &Signature, pure: crate::Wdl) -> Option<&DrawCounter> {
+        self.active(signature).find_map(|(counter, strong)| {
+            let strong_wins = match strong {
+                Strong::Mover => pure == crate::Wdl::Win,
+                Strong::Opponent => pure == crate::Wdl::Loss,
+                Strong::Both => false,
+            };
+            (counter.limit_outcome == LimitOutcome::PureValue && strong_wins).then_some(counter)
+        })
+    }
+
+    /// These rules without the counters read with [`LimitOutcome::PureValue`]: the rules of the
+    /// positions whose pure winner is such a counter's strong side, or whose count has passed
+    /// its limit.
+    pub fn without_pure_value_limits(&self) -> DrawRules {
+        DrawRules {
+            counters: self
+                .counters
+                .iter()
+                .filter(|c| c.limit_outcome != LimitOutcome::PureValue)
+                .copied()
+                .collect(),
+            ..self.clone()
+        }
     }
 
     /// These rules with only counter `k` kept: what that rule changes by itself. Their

@@ -48,8 +48,8 @@ pub use rule_file::{
     RuleFile, SectionRole, RULE_FORMAT_VERSION, RULE_HEADER_LEN, RULE_MAGIC, RULE_SECTION_LEN,
 };
 pub use rule_state::{
-    state_from_counts, ConditionShape, CountsError, MaterialShape, PlaneKind, RuleState, RuleWdl,
-    UnsupportedRules, NEVER,
+    counts_after, deciding_state, state_from_counts, ConditionShape, CountsError, MaterialShape,
+    PlaneKind, RuleState, RuleWdl, UnsupportedRules, NEVER,
 };
 pub use signature::{BadSignature, Signature};
 pub use tablebase::{RuleMove, RuleProbe, Tablebase};

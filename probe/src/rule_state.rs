@@ -12,7 +12,7 @@
 use std::fmt;
 
 use crate::board::Board;
-use crate::draw_rules::{DrawRules, Limit, LimitOutcome, PositionCond, Strong};
+use crate::draw_rules::{DrawCounter, DrawRules, Limit, LimitOutcome, PositionCond, Strong};
 use crate::geometry::LONG_DIAGONAL;
 use crate::signature::Signature;
 
@@ -257,11 +257,6 @@ impl DrawRules {
 /// Readings the rule-aware tables implement.
 fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
     let i = &rules.interpretation;
-    if i.r4_limit_outcome != LimitOutcome::Draw {
-        return Err(UnsupportedRules(
-            "r4-limit-outcome=pure-value (the limit is not a draw)",
-        ));
-    }
     // Leaving the river returns a state to the `pre` family, which must then hold no budget:
     // one that ran on beside the Forçada would need a dimension of its own.
     if i.forcada_restart_on_leave && !i.kings_rule_excludes_three_kings {
@@ -444,14 +439,8 @@ pub fn state_from_counts(
     let mut bounded_by_material: Vec<(&'static str, u16)> = Vec::new();
     for (counter, strong) in &active {
         let strong_to_move = *strong == Strong::Mover;
-        let count = match (given(counter.id), counter.condition) {
-            (Some(count), _) => count,
-            (None, None) => Some(0),
-            (None, Some(condition)) => {
-                let shape = ConditionShape::new(rules, condition, strong_to_move, 0);
-                (shape.starts_if_holding && shape.holds(board)).then_some(0)
-            }
-        };
+        let count =
+            given(counter.id).unwrap_or_else(|| start_count(rules, counter, *strong, board));
         let role = role(counter, &signature);
         let Some(plies) = count else {
             if !matches!(role, Role::Condition) {
@@ -471,10 +460,7 @@ pub fn state_from_counts(
             }
             continue;
         };
-        let limit_plies = match counter.limit {
-            Limit::Plies(plies) => plies,
-            Limit::StrongMoves(n) => 2 * u16::from(n),
-        };
+        let limit_plies = counter.limit_plies();
         if plies > limit_plies {
             return Err(CountsError::PastLimit {
                 id: counter.id,
@@ -546,6 +532,104 @@ pub fn state_from_counts(
     }
     state.z = min_opt_clamped(state.z, state.a);
     Ok(state)
+}
+
+/// A counter's count where its material arises on `board`: 0, or for a counter that starts on
+/// a condition, 0 if the condition holds there (and the rules start it there), else not started.
+fn start_count(
+    rules: &DrawRules,
+    counter: &DrawCounter,
+    strong: Strong,
+    board: &Board,
+) -> Option<u16> {
+    match counter.condition {
+        None => Some(0),
+        Some(condition) => {
+            let shape = ConditionShape::new(rules, condition, strong == Strong::Mover, 0);
+            (shape.starts_if_holding && shape.holds(board)).then_some(0)
+        }
+    }
+}
+
+/// The state of `board`, whose pure result for its mover is `pure`, with the running `counts`
+/// (as [`state_from_counts`] takes them), under the counters that decide it: a counter read with
+/// [`LimitOutcome::PureValue`] is left out where its strong side wins in the pure game
+/// ([`DrawRules::set_aside`]) or where its count has passed its limit (the limit was reached in
+/// a position the strong side won, so the count is over).
+///
+/// # Errors
+///
+/// As [`state_from_counts`].
+pub fn deciding_state(
+    rules: &DrawRules,
+    board: &Board,
+    pure: crate::Wdl,
+    counts: &[(&str, Option<u16>)],
+) -> Result<RuleState, CountsError> {
+    let signature = Signature::of(board);
+    let passed = rules.active(&signature).any(|(counter, _)| {
+        counter.limit_outcome == LimitOutcome::PureValue
+            && counts
+                .iter()
+                .any(|&(id, n)| id == counter.id && n.is_some_and(|n| n > counter.limit_plies()))
+    });
+    if !passed && rules.set_aside(&signature, pure).is_none() {
+        return state_from_counts(rules, board, counts);
+    }
+    let without = rules.without_pure_value_limits();
+    let kept: Vec<(&str, Option<u16>)> = counts
+        .iter()
+        .filter(|(id, _)| without.counters.iter().any(|c| c.id == *id))
+        .copied()
+        .collect();
+    state_from_counts(&without, board, &kept)
+}
+
+/// The running counts after `mv`, a move of `board` that neither captures nor crowns: every
+/// counter of the material, in the order of [`DrawRules::active`], with plies since it started
+/// (`None`: waiting for its condition). `counts` are the counts before the move, as
+/// [`state_from_counts`] takes them and accepts them. This is what an engine keeps from move to
+/// move: a man move restarts a count that says "without a man move"; a count that waits starts
+/// after the move that makes its condition hold; a count that stops off its condition
+/// ([`DrawRules::restarts_on_leave`]) waits again after a move that leaves it, unless that move
+/// reached its limit; every other count goes up by one.
+pub fn counts_after(
+    rules: &DrawRules,
+    board: &Board,
+    counts: &[(&str, Option<u16>)],
+    mv: &crate::Move,
+) -> Vec<(&'static str, Option<u16>)> {
+    let child = board.play(mv);
+    let man = board.men & (1 << mv.from) != 0;
+    rules
+        .active(&Signature::of(board))
+        .map(|(counter, strong)| {
+            let count = counts
+                .iter()
+                .find(|(id, _)| *id == counter.id)
+                .map_or_else(|| start_count(rules, counter, strong, board), |&(_, n)| n);
+            // The child is seen from the other side: the strong side is no longer the mover.
+            let strong_moves_next = strong == Strong::Opponent;
+            let holds = counter.condition.is_some_and(|condition| {
+                ConditionShape::new(rules, condition, strong_moves_next, 0).holds(&child)
+            });
+            let next = if counter.resets_on_man_move && man {
+                Some(0)
+            } else {
+                match count {
+                    Some(p) => {
+                        let stops = counter
+                            .condition
+                            .is_some_and(|condition| rules.restarts_on_leave(condition));
+                        let reached = remaining(counter.limit, p + 1, strong_moves_next) == 0;
+                        (!(stops && !holds && !reached)).then_some(p + 1)
+                    }
+                    None => holds.then_some(0),
+                }
+            };
+            (counter.id, next)
+        })
+        .collect()
 }
 
 /// Plies left before a counter's limit, `plies` after it started (DRAW_RULES.md §1.3). With the
@@ -743,6 +827,48 @@ mod tests {
             state_from_counts(&runs_on, &strong_view, &counts(4)).unwrap(),
             running(19)
         );
+    }
+
+    /// Rule 4 read as "reach a winning position": the pure result sets its count aside where the
+    /// strong side wins, and a count past the limit no longer runs; RULES.md's reading refuses
+    /// such a count.
+    #[test]
+    fn a_limit_that_passes_won_positions_is_set_aside_by_the_pure_result() {
+        let mut reading = Interpretation::default();
+        reading.set("r4-limit-outcome=pure-value").unwrap();
+        let passing = DrawRules::new(DrawPreset::Fmjd64, reading);
+        let drawing = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
+        // The lone king to move, on the long diagonal, against three kings off it.
+        let off: Vec<u32> = (0..32).filter(|s| LONG_DIAGONAL & 1 << s == 0).collect();
+        let board = Board {
+            men: 0,
+            kings: 1 << LONG_DIAGONAL.trailing_zeros(),
+            opp_men: 0,
+            opp_kings: 1 << off[0] | 1 << off[1] | 1 << off[2],
+        };
+        let counts = |r4| {
+            [
+                ("r1-three-kings", Some(12)),
+                ("r2-kings-only", Some(12)),
+                ("r3-kings-4-5-pieces", Some(12)),
+                ("r4-long-diagonal", Some(r4)),
+            ]
+        };
+        let state = |rules, pure, r4| deciding_state(rules, &board, pure, &counts(r4));
+        // The strong side wins in the pure game (the mover loses): rule 4 is left out.
+        let aside = state(&passing, crate::Wdl::Loss, 10).unwrap();
+        assert!(!aside.post && !aside.at_limit());
+        assert_eq!(aside.a, Some(18));
+        // The lone king wins: rule 4 at its limit draws, unless its count passed the limit.
+        assert!(state(&passing, crate::Wdl::Win, 10).unwrap().at_limit());
+        let passed = state(&passing, crate::Wdl::Win, 11).unwrap();
+        assert!(!passed.post && !passed.at_limit());
+        // Read as RULES.md does, the limit draws whoever wins, and a count past it is refused.
+        assert!(state(&drawing, crate::Wdl::Loss, 10).unwrap().at_limit());
+        assert!(matches!(
+            state(&drawing, crate::Wdl::Loss, 11),
+            Err(CountsError::PastLimit { .. })
+        ));
     }
 
     #[test]

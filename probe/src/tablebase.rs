@@ -12,7 +12,7 @@ use crate::error::{Corruption, ProbeError, TableKind};
 use crate::format::{decode_dtw, decode_wdl, TableFile, MAX_TABLE_PIECES};
 use crate::movegen::{has_capture, legal_moves};
 use crate::rule_file::RuleFile;
-use crate::rule_state::{state_from_counts, MaterialShape, RuleState, RuleWdl};
+use crate::rule_state::{counts_after, deciding_state, MaterialShape, RuleState, RuleWdl};
 use crate::signature::Signature;
 use crate::value::{Value, Wdl};
 use crate::variant::Variant;
@@ -50,8 +50,9 @@ pub struct RuleProbe {
     pub result: RuleWdl,
     /// The result under the counted rules with the counts given.
     pub now: Wdl,
-    /// The counts given, reduced: plies left on the counters (`A`: those that never reset,
-    /// `Z`: the one a man move restarts) and whether the condition counter has started.
+    /// The counts given, reduced: plies left on the counters that decide the position (`A`:
+    /// those that never reset, `Z`: the one a man move restarts) and whether the condition
+    /// counter has started ([`crate::deciding_state`]).
     pub state: RuleState,
 }
 
@@ -297,8 +298,8 @@ impl Tablebase {
         let board = position.board();
         self.check(&board)?;
         MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
-        let state = state_from_counts(&self.draw_rules, &board, counts)?;
         let result = self.rule_fresh(&board)?;
+        let state = deciding_state(&self.draw_rules, &board, result.pure(), counts)?;
         Ok(RuleProbe {
             // A rule result carries the pure game's (`rule_verify` checks they agree).
             pure: result.pure(),
@@ -321,9 +322,9 @@ impl Tablebase {
     ) -> Result<Vec<RuleMove>, ProbeError> {
         let board = position.board();
         self.check(&board)?;
-        let shape = MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
-        let state = state_from_counts(&self.draw_rules, &board, counts)?;
-        let fresh = shape.fresh(&board);
+        MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
+        let pure = self.wdl(&board)?;
+        let state = deciding_state(&self.draw_rules, &board, pure, counts)?;
         let mut moves = Vec::new();
         legal_moves(&board, &self.variant.moves, &mut moves);
         moves
@@ -334,12 +335,17 @@ impl Tablebase {
                     let result = negate(self.rule_fresh(&child)?);
                     (result, result.wdl())
                 } else {
-                    let child_shape = MaterialShape::of(&self.draw_rules, Signature::of(&child))?;
-                    let man = board.men & (1 << mv.from) != 0;
-                    let pure = negate_wdl(self.wdl(&child)?);
-                    let fresh_now = negate_wdl(
-                        self.rule_value(&child, &fresh.after(&child_shape, &child, man))?,
-                    );
+                    // The child's counts, then its state under the counters that decide it:
+                    // a count set aside by the pure result may matter again after a move that
+                    // gives the win away, so the counts are followed, not the reduced state.
+                    let child_pure = self.wdl(&child)?;
+                    let value_after = |counts: &[(&str, Option<u16>)]| {
+                        let after = counts_after(&self.draw_rules, &board, counts, mv);
+                        let state = deciding_state(&self.draw_rules, &child, child_pure, &after)?;
+                        Ok::<_, ProbeError>(negate_wdl(self.rule_value(&child, &state)?))
+                    };
+                    let pure = negate_wdl(child_pure);
+                    let fresh_now = value_after(&[])?;
                     let result = match (pure, fresh_now) {
                         (Wdl::Win, Wdl::Win) => RuleWdl::Win,
                         (Wdl::Win, _) => RuleWdl::CursedWin,
@@ -350,9 +356,7 @@ impl Tablebase {
                     let now = if state.at_limit() {
                         Wdl::Draw
                     } else {
-                        negate_wdl(
-                            self.rule_value(&child, &state.after(&child_shape, &child, man))?,
-                        )
+                        value_after(counts)?
                     };
                     (result, now)
                 };

@@ -25,6 +25,13 @@
 //! `Limit::Plies(L)` counter has reached it when `p >= L`; a `Limit::StrongMoves(N)` counter
 //! when the strong side has made `N` moves since it started (see [`strong_moves_made`]).
 //!
+//! A counter read with `LimitOutcome::PureValue` (Russian rule 4 under `r4_limit_outcome`:
+//! "reach a winning position") draws at its limit only if its strong side does not win the
+//! board in the pure game (which this checker solves first, by itself, with no counters);
+//! otherwise the count is over and play goes on. Its limit is "reached" only up to `2N` plies
+//! (`L` for plies): a larger count has passed it. Counts past the limit all behave alike, so
+//! such a count is kept at `2N + 1` (`L + 1`).
+//!
 //! Values come from forward value iteration to a fixpoint: a state is a win if some move leads to
 //! a loss for the opponent, a loss if every move leads to a win for the opponent; what is never
 //! decided is a draw. Materials reached by captures and crownings are solved in the same run from
@@ -59,10 +66,9 @@
 //! consistent state of every signature reachable from the requested ones (a superset of the
 //! closure of the start states, solved in the same way).
 //!
-//! Of the interpretations whose effect is not in the counters' data, `forcada_start_if_occupied`
-//! (a Forçada count waits where the material arises, then starts as above) and
-//! `forcada_restart_on_leave` are supported either way; `r4_limit_outcome = PureValue` is not
-//! ([`unsupported`]).
+//! Every interpretation is supported: those whose effect is not in the counters' data
+//! (`forcada_start_if_occupied`: a Forçada count waits where the material arises;
+//! `forcada_restart_on_leave`) as described above.
 //!
 //! Include it with `#[path = "support/full_state.rs"] #[allow(dead_code)] mod full_state;` (each
 //! test crate uses part of it).
@@ -74,8 +80,8 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use dprobe::geometry::{rank_of, LONG_DIAGONAL};
 use dprobe::{
-    legal_moves, Board, DrawRules, Limit, LimitOutcome, Move, MoveRules, PositionCond, Signature,
-    Strong, Wdl,
+    legal_moves, Board, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome, Move,
+    MoveRules, PositionCond, Signature, Strong, Wdl,
 };
 use rayon::prelude::*;
 
@@ -107,15 +113,9 @@ pub struct Counter {
     /// A move after which the condition fails stops the count (it waits for the condition
     /// again).
     pub restarts_on_leave: bool,
-}
-
-/// Why a set of rules is outside what this checker implements, if it is.
-pub fn unsupported(draw: &DrawRules) -> Option<String> {
-    let i = &draw.interpretation;
-    if i.r4_limit_outcome != LimitOutcome::Draw {
-        return Some("r4_limit_outcome other than Draw".into());
-    }
-    None
+    /// At its limit, a board its strong side wins in the pure game is not drawn: the count is
+    /// over (`LimitOutcome::PureValue`).
+    pub passes_if_won: bool,
 }
 
 /// The counters that apply to `signature`, in the order of `DrawRules::active`.
@@ -130,6 +130,7 @@ pub fn counters(draw: &DrawRules, signature: &Signature) -> Vec<Counter> {
             strong,
             starts_if_holding: c.condition.is_none_or(|cond| draw.starts_if_holding(cond)),
             restarts_on_leave: c.condition.is_some_and(|cond| draw.restarts_on_leave(cond)),
+            passes_if_won: c.limit_outcome == LimitOutcome::PureValue,
         })
         .collect();
     for c in &list {
@@ -181,14 +182,25 @@ pub fn strong_moves_made(plies: u16, strong: Strong) -> u16 {
     }
 }
 
-/// Whether the counter, at this count, has reached its limit.
+/// Whether the counter, at this count, has reached its limit (and, for a counter that passes
+/// won boards, not passed it).
 pub fn limit_reached(counter: &Counter, count: Option<u16>) -> bool {
     let Some(p) = count else {
         return false;
     };
-    match counter.limit {
+    let reached = match counter.limit {
         Limit::Plies(limit) => p >= limit,
         Limit::StrongMoves(n) => strong_moves_made(p, counter.strong) >= u16::from(n),
+    };
+    reached && !(counter.passes_if_won && p > limit_plies(counter))
+}
+
+/// The counter's limit in plies: `L`, or `2N` for `N` strong moves (the largest count at which
+/// the limit is first reached, whoever moved first).
+fn limit_plies(counter: &Counter) -> u16 {
+    match counter.limit {
+        Limit::Plies(limit) => limit,
+        Limit::StrongMoves(n) => 2 * u16::from(n),
     }
 }
 
@@ -196,8 +208,12 @@ pub fn limit_reached(counter: &Counter, count: Option<u16>) -> bool {
 /// first be reached. `Plies(L)`: `L`. `StrongMoves(N)`: the limit is reached right after the
 /// strong side's `N`-th move, so with the weak side to move: at most `2N` plies (`ceil(p/2) = N`);
 /// with the strong side to move the count is at most `2N - 1` (`floor(p/2) = N - 1`; a later
-/// strong-to-move position comes after a limit position).
+/// strong-to-move position comes after a limit position). A counter that passes won boards
+/// goes on past its limit: up to `2N + 1` (`L + 1`), which stands for every count past it.
 pub fn max_count(counter: &Counter) -> u16 {
+    if counter.passes_if_won {
+        return limit_plies(counter) + 1;
+    }
     match counter.limit {
         Limit::Plies(limit) => limit,
         Limit::StrongMoves(n) => match counter.strong {
@@ -245,6 +261,7 @@ fn quiet_step_raw(
                 Some(p) if c.restarts_on_leave && !holds(j) && !limit_reached(c, Some(p + 1)) => {
                     None
                 }
+                Some(p) if c.passes_if_won => Some((p + 1).min(max_count(c))),
                 Some(p) => Some(p + 1),
                 None => holds(j).then_some(0),
             }
@@ -306,11 +323,28 @@ pub fn step(draw: &DrawRules, board: &Board, counts: &Counts, mv: &Move) -> (Boa
 
 /// The result decided at a state without looking at moves' children: `Some(Loss)` if the side to
 /// move has no legal move, else `Some(Draw)` if a counter reached its limit, else `None`.
+///
+/// # Panics
+///
+/// For a counter that passes won boards (`LimitOutcome::PureValue`), which needs the pure
+/// result: [`FullStateSolution::terminal`].
 pub fn terminal(
     draw: &DrawRules,
     rules: &MoveRules,
     board: &Board,
     counts: &Counts,
+) -> Option<Wdl> {
+    terminal_given(draw, rules, board, counts, None)
+}
+
+/// As [`terminal`], given whether the strong side of a counter that passes won boards wins the
+/// board in the pure game.
+fn terminal_given(
+    draw: &DrawRules,
+    rules: &MoveRules,
+    board: &Board,
+    counts: &Counts,
+    strong_wins: Option<bool>,
 ) -> Option<Wdl> {
     let mut moves = Vec::new();
     legal_moves(board, rules, &mut moves);
@@ -321,7 +355,11 @@ pub fn terminal(
     let raw = unnamed(&list, counts).expect("counts of the board's counters");
     list.iter()
         .zip(raw)
-        .any(|(c, n)| limit_reached(c, n))
+        .any(|(c, n)| {
+            limit_reached(c, n)
+                && !(c.passes_if_won
+                    && strong_wins.expect("the pure result, for a limit that passes won boards"))
+        })
         .then_some(Wdl::Draw)
 }
 
@@ -529,7 +567,12 @@ struct Material {
     none_mask: Vec<u8>,
     /// Per vector: bit `j` if counter `j` runs and has not reached its limit.
     running_mask: Vec<u8>,
+    /// Per vector: a counter that draws at its limit whatever the board has reached it.
     at_limit: Vec<bool>,
+    /// Per vector: a counter that passes won boards has reached its limit (and not passed it).
+    at_passing_limit: Vec<bool>,
+    /// Per board: the strong side of a counter that passes won boards wins it in the pure game.
+    strong_wins: Vec<bool>,
     /// Layer `k`: the vectors of one clock value (a range of `vectors`), by decreasing clock.
     layers: Vec<Range<usize>>,
     /// Per vector: its layer.
@@ -625,18 +668,9 @@ impl FullStateSolution {
         draw: &DrawRules,
         signatures: &[Signature],
     ) -> FullStateSolution {
-        Self::try_solve(rules, draw, signatures).unwrap_or_else(|e| panic!("unsupported: {e}"))
-    }
-
-    /// As [`FullStateSolution::solve`], or why the rules are not supported.
-    pub fn try_solve(
-        rules: &MoveRules,
-        draw: &DrawRules,
-        signatures: &[Signature],
-    ) -> Result<FullStateSolution, String> {
-        let mut solution = Self::build(rules, draw, signatures)?;
+        let mut solution = Self::build(rules, draw, signatures);
         solution.iterate(Keep::Everything, None);
-        Ok(solution)
+        solution
     }
 
     /// Solves the same states as [`FullStateSolution::solve`] keeping only what the solving
@@ -650,21 +684,28 @@ impl FullStateSolution {
         one_in: u64,
         visit: Visitor<'_>,
     ) -> usize {
-        let mut solution =
-            Self::build(rules, draw, signatures).unwrap_or_else(|e| panic!("unsupported: {e}"));
+        let mut solution = Self::build(rules, draw, signatures);
         solution.iterate(Keep::Fresh, Some((visit, one_in)));
         solution.states
     }
 
     /// The materials, their boards, vectors, moves and count transitions; no values yet.
-    fn build(
-        rules: &MoveRules,
-        draw: &DrawRules,
-        signatures: &[Signature],
-    ) -> Result<FullStateSolution, String> {
-        if let Some(why) = unsupported(draw) {
-            return Err(why);
-        }
+    fn build(rules: &MoveRules, draw: &DrawRules, signatures: &[Signature]) -> FullStateSolution {
+        // A limit that passes won boards needs the pure game's results: solved here first, with
+        // no counter.
+        let pure = draw
+            .counters
+            .iter()
+            .any(|c| c.limit_outcome == LimitOutcome::PureValue)
+            .then(|| {
+                let none = DrawRules::new(DrawPreset::None, Interpretation::default());
+                FullStateSolution::solve(rules, &none, signatures)
+            });
+        let pure_of = |board: &Board| {
+            pure.as_ref()
+                .and_then(|p| p.fresh_value(board))
+                .expect("the pure result of every board reached")
+        };
         // 1. The signatures reachable by moves, with their boards.
         let mut index: HashMap<Signature, usize> = HashMap::new();
         let mut found: Vec<(Signature, Vec<Board>)> = Vec::new();
@@ -713,7 +754,13 @@ impl FullStateSolution {
         let mut materials: Vec<Material> = found
             .into_iter()
             .map(|(signature, boards)| {
-                material(draw, signature, boards, index[&signature.flipped()])
+                material(
+                    draw,
+                    signature,
+                    boards,
+                    index[&signature.flipped()],
+                    &pure_of,
+                )
             })
             .collect();
 
@@ -789,7 +836,7 @@ impl FullStateSolution {
                 }
             }
         }
-        Ok(FullStateSolution {
+        FullStateSolution {
             draw: draw.clone(),
             rules: *rules,
             materials,
@@ -797,7 +844,7 @@ impl FullStateSolution {
             requested,
             states: 0,
             passes: 0,
-        })
+        }
     }
 
     /// Value iteration, pair by pair (smaller materials first), each pair in its [`Order`].
@@ -986,7 +1033,7 @@ impl FullStateSolution {
         if edges.is_empty() {
             return LOSS; // no legal move: lost, even at a limit
         }
-        if m.at_limit[vector] {
+        if m.at_limit[vector] || (m.at_passing_limit[vector] && !m.strong_wins[position]) {
             return LIMIT;
         }
         let child = &self.materials[m.flip];
@@ -1078,6 +1125,16 @@ impl FullStateSolution {
         (code != INVALID).then(|| wdl(code))
     }
 
+    /// As the free function [`terminal`], for a board this solution has solved (which knows
+    /// the pure result a limit that passes won boards reads).
+    pub fn terminal(&self, board: &Board, counts: &Counts) -> Option<Wdl> {
+        let strong_wins = self.index.get(&Signature::of(board)).and_then(|&i| {
+            let m = &self.materials[i];
+            Some(m.strong_wins[*m.positions.get(board)? as usize])
+        });
+        terminal_given(&self.draw, &self.rules, board, counts, strong_wins)
+    }
+
     /// The value of a board with fresh counts.
     pub fn fresh_value(&self, board: &Board) -> Option<Wdl> {
         self.value(board, &fresh_counts(&self.draw, board))
@@ -1162,7 +1219,13 @@ fn boards_by_advance(m: &Material) -> Vec<Vec<u32>> {
 }
 
 /// A material's boards, count vectors, layers and order (no moves yet).
-fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: usize) -> Material {
+fn material(
+    draw: &DrawRules,
+    signature: Signature,
+    boards: Vec<Board>,
+    flip: usize,
+    pure_of: &dyn Fn(&Board) -> Wdl,
+) -> Material {
     let list = counters(draw, &signature);
     let positions: FastMap<Board, u32> = boards
         .iter()
@@ -1228,9 +1291,27 @@ fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: us
                 .fold(0u8, |m, j| m | 1 << j)
         })
         .collect();
-    let at_limit = vectors
+    let limit_of = |passing: bool| -> Vec<bool> {
+        vectors
+            .iter()
+            .map(|r| {
+                list.iter()
+                    .zip(r)
+                    .any(|(c, &n)| c.passes_if_won == passing && limit_reached(c, n))
+            })
+            .collect()
+    };
+    let (at_limit, at_passing_limit) = (limit_of(false), limit_of(true));
+    let passing_strong = list.iter().find(|c| c.passes_if_won).map(|c| c.strong);
+    let strong_wins = boards
         .iter()
-        .map(|r| list.iter().zip(r).any(|(c, &n)| limit_reached(c, n)))
+        .map(|b| {
+            let pure = passing_strong.map(|_| pure_of(b));
+            matches!(
+                (passing_strong, pure),
+                (Some(Strong::Mover), Some(Wdl::Win)) | (Some(Strong::Opponent), Some(Wdl::Loss))
+            )
+        })
         .collect();
     let mut layers: Vec<Range<usize>> = Vec::new();
     let mut layer_of = Vec::with_capacity(vectors.len());
@@ -1267,6 +1348,8 @@ fn material(draw: &DrawRules, signature: Signature, boards: Vec<Board>, flip: us
         none_mask,
         running_mask,
         at_limit,
+        at_passing_limit,
+        strong_wins,
         values: (0..layers.len()).map(|_| None).collect(),
         layers,
         layer_of,
