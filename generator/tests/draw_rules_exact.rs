@@ -308,6 +308,27 @@ fn sampled_states_of_five_piece_king_only_endings() {
     }
 }
 
+/// The 5-piece endings with one man (a man and two kings against two kings, three kings against a
+/// king and a man, a man and three kings against a king, and their flips), under CBD and the
+/// Forçada presets: the brute force solves them with everything they reach (the king-only
+/// 5-piece endings their crownings lead to, and every smaller ending), and one state in 64 is
+/// probed. Run with `--ignored`.
+#[test]
+#[ignore]
+fn sampled_states_of_five_piece_endings_with_a_man_cbd_and_iberian() {
+    let signatures: Vec<String> = Signature::with_pieces(5)
+        .into_iter()
+        .filter(|s| s.mover_men + s.opp_men == 1)
+        .map(|s| s.to_string())
+        .collect();
+    let names: Vec<&str> = signatures.iter().map(String::as_str).collect();
+    for (variant, preset) in &presets()[1..] {
+        if *preset != DrawPreset::Fmjd64 {
+            Built::new(*variant, *preset, 5).compare(&names, 64);
+        }
+    }
+}
+
 /// The Forçada read the other way (`forcada_start_if_occupied = false`: where the river is
 /// occupied as three kings against one arises, the count waits for the next move that leaves it
 /// occupied), with a short count so that the rule decides games: every state of the king-only

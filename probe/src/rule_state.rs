@@ -557,6 +557,28 @@ fn start_count(
 /// ([`DrawRules::set_aside`]) or where its count has passed its limit (the limit was reached in
 /// a position the strong side won, so the count is over).
 ///
+/// ```
+/// use dprobe::{deciding_state, DrawPreset, DrawRules, Interpretation, Position, Variant, Wdl};
+///
+/// let mut reading = Interpretation::default();
+/// reading.set("r4-limit-outcome=pure-value")?;
+/// let rules = DrawRules::new(DrawPreset::Fmjd64, reading);
+/// // Three kings to move against a king on the long diagonal; rule 4 has run 10 plies, so the
+/// // strong side's fifth move is made: its limit.
+/// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+/// let counts = [
+///     ("r1-three-kings", Some(10)),
+///     ("r2-kings-only", Some(10)),
+///     ("r3-kings-4-5-pieces", Some(10)),
+///     ("r4-long-diagonal", Some(10)),
+/// ];
+/// // Won for the three kings in the pure game: rule 4 is over, and play goes on.
+/// assert!(!deciding_state(&rules, &position.board(), Wdl::Win, &counts)?.at_limit());
+/// // Not won: the limit draws.
+/// assert!(deciding_state(&rules, &position.board(), Wdl::Draw, &counts)?.at_limit());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// # Errors
 ///
 /// As [`state_from_counts`].
@@ -593,6 +615,27 @@ pub fn deciding_state(
 /// after the move that makes its condition hold; a count that stops off its condition
 /// ([`DrawRules::restarts_on_leave`]) waits again after a move that leaves it, unless that move
 /// reached its limit; every other count goes up by one.
+///
+/// ```
+/// use dprobe::{counts_after, legal_moves, DrawPreset, DrawRules, Interpretation, Position, Variant};
+///
+/// let rules = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
+/// // Three kings against one on the long diagonal, 8 plies after the material arose.
+/// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+/// let board = position.board();
+/// let counts = [
+///     ("r1-three-kings", Some(8)),
+///     ("r2-kings-only", Some(8)),
+///     ("r3-kings-4-5-pieces", Some(8)),
+///     ("r4-long-diagonal", Some(3)),
+/// ];
+/// let mut moves = Vec::new();
+/// legal_moves(&board, &Variant::RUSSIAN.moves, &mut moves);
+/// let after = counts_after(&rules, &board, &counts, &moves[0]);
+/// assert_eq!(after[0], ("r1-three-kings", Some(9)));
+/// assert_eq!(after[3], ("r4-long-diagonal", Some(4)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn counts_after(
     rules: &DrawRules,
     board: &Board,
