@@ -259,12 +259,16 @@ fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
     let i = &rules.interpretation;
     // Leaving the river returns a state to the `pre` family, which must then hold no budget:
     // one that ran on beside the Forçada would need a dimension of its own.
-    if i.forcada_restart_on_leave && !i.kings_rule_excludes_three_kings {
+    let restarts = rules.counters.iter().any(|c| {
+        c.condition
+            .is_some_and(|cond| rules.restarts_on_leave(cond))
+    });
+    if restarts && !i.kings_rule_excludes_three_kings {
         return Err(UnsupportedRules(
             "forcada-restart-on-leave=true with kings-rule-excludes-three-kings=false",
         ));
     }
-    if i.forcada_restart_on_leave && !i.forcada_exactly_three_kings {
+    if restarts && !i.forcada_exactly_three_kings {
         return Err(UnsupportedRules(
             "forcada-restart-on-leave=true with forcada-exactly-three-kings=false",
         ));
@@ -405,7 +409,8 @@ pub enum CountsError {
 ///
 /// # Errors
 ///
-/// [`CountsError`] if a counter does not apply, a count is past its limit, or the counts
+/// [`CountsError`] if a counter does not apply, a count is past its limit (except one read with
+/// [`LimitOutcome::PureValue`], which is then over and left out of the state), or the counts
 /// contradict each other (a count that never resets larger than the material's, two material
 /// counts that differ, a condition that holds but a counter not started where the rules start it
 /// as soon as it holds, a kings-only count above 1 where a side has no king).
@@ -413,6 +418,17 @@ pub fn state_from_counts(
     rules: &DrawRules,
     board: &Board,
     counts: &[(&str, Option<u16>)],
+) -> Result<RuleState, CountsError> {
+    state_with(rules, board, counts, false)
+}
+
+/// As [`state_from_counts`]; `set_aside`: a counter read with [`LimitOutcome::PureValue`] is
+/// checked but left out of the state (as it is where its count has passed its limit).
+fn state_with(
+    rules: &DrawRules,
+    board: &Board,
+    counts: &[(&str, Option<u16>)],
+    set_aside: bool,
 ) -> Result<RuleState, CountsError> {
     let signature = Signature::of(board);
     let active: Vec<_> = rules.active(&signature).collect();
@@ -461,6 +477,12 @@ pub fn state_from_counts(
             continue;
         };
         let limit_plies = counter.limit_plies();
+        let passing = counter.limit_outcome == LimitOutcome::PureValue;
+        if passing && (set_aside || plies > limit_plies) {
+            // Over, or never deciding here: only bounded by the material's count.
+            bounded_by_material.push((counter.id, plies));
+            continue;
+        }
         if plies > limit_plies {
             return Err(CountsError::PastLimit {
                 id: counter.id,
@@ -471,10 +493,13 @@ pub fn state_from_counts(
         let left = remaining(counter.limit, plies, strong_to_move);
         match role {
             Role::Dead => {
-                if plies > 1 {
+                // The side without a king moves a man (or captures) at every turn: the count is
+                // 0 after its move, and 1 after the other side's.
+                let most = u16::from(signature.mover_kings == 0 && signature.opp_kings > 0);
+                if plies > most {
                     return Err(CountsError::Inconsistent(format!(
                         "{}={plies}, but a side without a king moves a man every turn, so this \
-                         count never passes 1",
+                         count is at most {most} here",
                         counter.id
                     )));
                 }
@@ -563,17 +588,18 @@ fn start_count(
 /// let mut reading = Interpretation::default();
 /// reading.set("r4-limit-outcome=pure-value")?;
 /// let rules = DrawRules::new(DrawPreset::Fmjd64, reading);
-/// // Three kings to move against a king on the long diagonal; rule 4 has run 10 plies, so the
-/// // strong side's fifth move is made: its limit.
-/// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+/// // The lone king on the long diagonal to move; rule 4 has run 10 plies, so the three kings'
+/// // fifth move is made: its limit.
+/// let position = Position::from_fen("B:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
 /// let counts = [
 ///     ("r1-three-kings", Some(10)),
 ///     ("r2-kings-only", Some(10)),
 ///     ("r3-kings-4-5-pieces", Some(10)),
 ///     ("r4-long-diagonal", Some(10)),
 /// ];
-/// // Won for the three kings in the pure game: rule 4 is over, and play goes on.
-/// assert!(!deciding_state(&rules, &position.board(), Wdl::Win, &counts)?.at_limit());
+/// // Won for the three kings in the pure game (lost for the mover): rule 4 is over, and play
+/// // goes on.
+/// assert!(!deciding_state(&rules, &position.board(), Wdl::Loss, &counts)?.at_limit());
 /// // Not won: the limit draws.
 /// assert!(deciding_state(&rules, &position.board(), Wdl::Draw, &counts)?.at_limit());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -588,23 +614,8 @@ pub fn deciding_state(
     pure: crate::Wdl,
     counts: &[(&str, Option<u16>)],
 ) -> Result<RuleState, CountsError> {
-    let signature = Signature::of(board);
-    let passed = rules.active(&signature).any(|(counter, _)| {
-        counter.limit_outcome == LimitOutcome::PureValue
-            && counts
-                .iter()
-                .any(|&(id, n)| id == counter.id && n.is_some_and(|n| n > counter.limit_plies()))
-    });
-    if !passed && rules.set_aside(&signature, pure).is_none() {
-        return state_from_counts(rules, board, counts);
-    }
-    let without = rules.without_pure_value_limits();
-    let kept: Vec<(&str, Option<u16>)> = counts
-        .iter()
-        .filter(|(id, _)| without.counters.iter().any(|c| c.id == *id))
-        .copied()
-        .collect();
-    state_from_counts(&without, board, &kept)
+    let set_aside = rules.set_aside(&Signature::of(board), pure).is_some();
+    state_with(rules, board, counts, set_aside)
 }
 
 /// The running counts after `mv`, a move of `board` that neither captures nor crowns: every
@@ -664,8 +675,9 @@ pub fn counts_after(
                         let stops = counter
                             .condition
                             .is_some_and(|condition| rules.restarts_on_leave(condition));
-                        let reached = remaining(counter.limit, p + 1, strong_moves_next) == 0;
-                        (!(stops && !holds && !reached)).then_some(p + 1)
+                        let next = p.saturating_add(1);
+                        let reached = remaining(counter.limit, next, strong_moves_next) == 0;
+                        (!(stops && !holds && !reached)).then_some(next)
                     }
                     None => holds.then_some(0),
                 }
@@ -906,6 +918,25 @@ mod tests {
         assert!(state(&passing, crate::Wdl::Win, 10).unwrap().at_limit());
         let passed = state(&passing, crate::Wdl::Win, 11).unwrap();
         assert!(!passed.post && !passed.at_limit());
+        // A count set aside is still checked: a misspelt counter is named, and rule 4 cannot
+        // have run longer than the material.
+        assert!(matches!(
+            deciding_state(
+                &passing,
+                &board,
+                crate::Wdl::Loss,
+                &[("r1-three-king", Some(3))]
+            ),
+            Err(CountsError::UnknownCounter { .. })
+        ));
+        let mut longer = counts(11);
+        for count in &mut longer[..3] {
+            count.1 = Some(4);
+        }
+        assert!(matches!(
+            deciding_state(&passing, &board, crate::Wdl::Loss, &longer),
+            Err(CountsError::Inconsistent(_))
+        ));
         // Read as RULES.md does, the limit draws whoever wins, and a count past it is refused.
         assert!(state(&drawing, crate::Wdl::Loss, 10).unwrap().at_limit());
         assert!(matches!(
