@@ -481,3 +481,17 @@ fn rule_settings_choose_other_readings_and_bad_ones_are_refused() {
         stderr(&out)
     );
 }
+
+/// The help of `--rule-setting` names every setting `dprobe::SETTINGS` lists (the help text is
+/// written by hand).
+#[test]
+fn rule_setting_help_names_every_setting() {
+    for command in ["generate", "probe", "stats", "verify"] {
+        let out = dtb(&[command, "--help"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let help = stdout(&out);
+        for (name, _) in dprobe::SETTINGS {
+            assert!(help.contains(name), "dtb {command} --help lacks {name}");
+        }
+    }
+}
