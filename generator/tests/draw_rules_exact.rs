@@ -322,8 +322,8 @@ fn sampled_states_of_five_piece_king_only_endings() {
 /// The 5-piece endings with one man (a man and two kings against two kings, three kings against a
 /// king and a man, a man and three kings against a king, and their flips), under CBD and the
 /// Forçada presets: the brute force solves them with everything they reach (the king-only
-/// 5-piece endings their crownings lead to, and every smaller ending), and one state in 64 is
-/// probed. Run with `--ignored`.
+/// 5-piece endings their crownings lead to, and every smaller ending: 1.3–1.8 billion states per
+/// preset), and one state in 64 is probed. Run with `--ignored` (17 minutes on 2 cores, 5 GB).
 #[test]
 #[ignore]
 fn sampled_states_of_five_piece_endings_with_a_man_cbd_and_iberian() {
