@@ -588,9 +588,9 @@ fn start_count(
 /// let mut reading = Interpretation::default();
 /// reading.set("r4-limit-outcome=pure-value")?;
 /// let rules = DrawRules::new(DrawPreset::Fmjd64, reading);
-/// // The lone king on the long diagonal to move; rule 4 has run 10 plies, so the three kings'
+/// // The lone king on the long diagonal (a1) to move; rule 4 has run 10 plies, so the three kings'
 /// // fifth move is made: its limit.
-/// let position = Position::from_fen("B:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+/// let position = Position::from_fen("B:WK1,K2,K3:BK29", &Variant::RUSSIAN)?;
 /// let counts = [
 ///     ("r1-three-kings", Some(10)),
 ///     ("r2-kings-only", Some(10)),
@@ -631,8 +631,8 @@ pub fn deciding_state(
 /// use dprobe::{counts_after, legal_moves, DrawPreset, DrawRules, Interpretation, Position, Variant};
 ///
 /// let rules = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
-/// // Three kings against one on the long diagonal, 8 plies after the material arose.
-/// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+/// // Three kings against one on the long diagonal (a1), 8 plies after the material arose.
+/// let position = Position::from_fen("W:WK1,K2,K3:BK29", &Variant::RUSSIAN)?;
 /// let board = position.board();
 /// let counts = [
 ///     ("r1-three-kings", Some(8)),
