@@ -833,6 +833,10 @@ pub fn verify_rule_table(
         z_cap,
     };
     // Positions whose pure result sets a count aside are checked without it.
+    let mut aside_when = [false; 3];
+    for pure in [Wdl::Loss, Wdl::Draw, Wdl::Win] {
+        aside_when[pure as usize] = tables.draw.set_aside(&signature, pure).is_some();
+    }
     let without = tables.draw.without_pure_value_limits();
     let aside_checker = Checker {
         own_shape: shape_under(&without, signature)?,
@@ -847,8 +851,7 @@ pub fn verify_rule_table(
             let mut here = Vec::new();
             for index in range {
                 here.clear();
-                let pure = own.pure[index as usize];
-                let checker = if tables.draw.set_aside(&signature, pure).is_some() {
+                let checker = if aside_when[own.pure[index as usize] as usize] {
                     &aside_checker
                 } else {
                     &checker

@@ -126,6 +126,18 @@ impl Built {
 }
 
 impl Built {
+    /// How many positions of `signature` have a fresh result that `keep` accepts, read from the
+    /// rule table written.
+    fn fresh_count(&self, signature: &str, keep: impl Fn(RuleWdl) -> bool) -> usize {
+        let signature: Signature = signature.parse().unwrap();
+        let path = rule_table_path(self.dir.path(), &self.variant.moves, &self.draw, signature);
+        let codes = RuleFile::open(&path).unwrap().fresh_results().unwrap();
+        codes
+            .iter()
+            .filter(|&&c| keep(RuleWdl::from_code(c).unwrap()))
+            .count()
+    }
+
     /// Checks the fresh results stored under each counter alone (`dtb stats`' `turned_by`; all
     /// counters, or those named in `only`) against the brute force solved under that counter
     /// alone, on every position of `signatures`. Returns the number of positions compared and
@@ -346,7 +358,6 @@ fn sampled_states_of_five_piece_endings_with_a_man_cbd_and_iberian() {
 /// 4-piece endings agrees with the brute force, and the reading changes results.
 #[test]
 fn forcada_counted_only_after_a_move_that_occupies_the_river() {
-    let kkkvk: Signature = "KKKvK".parse().unwrap();
     let mut fresh_wins = Vec::new();
     for start_if_occupied in [true, false] {
         let reading = Interpretation {
@@ -357,18 +368,7 @@ fn forcada_counted_only_after_a_move_that_occupies_the_river() {
         let draw = DrawRules::new(DrawPreset::Fpd, reading);
         let built = Built::with(Variant::PORTUGUESE, draw, 4);
         built.compare(&KING_ONLY_FOUR, 1);
-        let path = rule_table_path(
-            built.dir.path(),
-            &Variant::PORTUGUESE.moves,
-            &built.draw,
-            kkkvk,
-        );
-        let codes = RuleFile::open(&path).unwrap().fresh_results().unwrap();
-        let wins = codes
-            .iter()
-            .filter(|&&c| RuleWdl::from_code(c).unwrap() == RuleWdl::Win)
-            .count();
-        fresh_wins.push(wins);
+        fresh_wins.push(built.fresh_count("KKKvK", |r| r == RuleWdl::Win));
     }
     eprintln!("Portuguese KKKvK, a 3-move Forçada: {fresh_wins:?} wins with fresh counts when the count starts at once / after a move");
     // Waiting for a move only gives the strong side time: more wins, never fewer.
@@ -382,7 +382,6 @@ fn forcada_counted_only_after_a_move_that_occupies_the_river() {
 /// start its count again.
 #[test]
 fn forcada_restarted_when_the_river_is_left() {
-    let kkkvk: Signature = "KKKvK".parse().unwrap();
     for (variant, preset) in &presets()[3..] {
         let mut fresh_wins = Vec::new();
         for restart in [false, true] {
@@ -394,13 +393,7 @@ fn forcada_restarted_when_the_river_is_left() {
             };
             let built = Built::with(*variant, DrawRules::new(*preset, reading), 4);
             built.compare(&KING_ONLY_FOUR, 1);
-            let path = rule_table_path(built.dir.path(), &variant.moves, &built.draw, kkkvk);
-            let codes = RuleFile::open(&path).unwrap().fresh_results().unwrap();
-            let wins = codes
-                .iter()
-                .filter(|&&c| RuleWdl::from_code(c).unwrap() == RuleWdl::Win)
-                .count();
-            fresh_wins.push(wins);
+            fresh_wins.push(built.fresh_count("KKKvK", |r| r == RuleWdl::Win));
         }
         eprintln!(
             "{variant} KKKvK, a 3-move count: {fresh_wins:?} wins with fresh counts when it runs \
@@ -431,21 +424,8 @@ fn russian_rule_4_read_as_reach_a_winning_position() {
         if outcome == LimitOutcome::PureValue {
             built.compare(&KING_ONLY_FOUR, 1);
         }
-        let mut n = 0;
-        for name in ["KKKvK", "KvKKK"] {
-            let path = rule_table_path(
-                built.dir.path(),
-                &Variant::RUSSIAN.moves,
-                &built.draw,
-                name.parse().unwrap(),
-            );
-            let codes = RuleFile::open(&path).unwrap().fresh_results().unwrap();
-            n += codes
-                .iter()
-                .filter(|&&c| RuleWdl::from_code(c).unwrap().wdl() != Wdl::Draw)
-                .count();
-        }
-        decisive.push(n);
+        let decided = |r: RuleWdl| r.wdl() != Wdl::Draw;
+        decisive.push(built.fresh_count("KKKvK", decided) + built.fresh_count("KvKKK", decided));
     }
     eprintln!("russian KKKvK and KvKKK: {decisive:?} decisive with fresh counts, rule 4 a draw at its limit / passing won positions");
     assert!(decisive[1] > decisive[0], "{decisive:?}");
