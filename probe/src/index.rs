@@ -70,44 +70,117 @@ fn rank_within(set: Bitboard, free: Bitboard) -> u64 {
 /// `free`.
 #[inline]
 fn unrank_within(mut rank: u64, k: u32, free: Bitboard) -> Bitboard {
-    if k == 0 {
-        return 0;
-    }
     let mut set = 0;
-    let mut top = free.count_ones();
     for i in (1..=k).rev() {
-        // The largest c with C(c, i) <= rank; for i = 1 that is the rank itself.
-        let mut c = if i == 1 { rank as u32 } else { top };
-        while binomial(c, i) > rank {
-            c -= 1;
-        }
+        let c = largest_below(rank, i);
         rank -= binomial(c, i);
         set |= select(free, c);
-        top = c;
     }
     set
 }
 
-/// The square of the `n`-th (from 0) square of `free`, as a one-bit set.
+/// The largest `c` with C(c, i) <= rank, for a rank below C(32, i).
+#[inline(always)]
+fn largest_below(rank: u64, i: u32) -> u32 {
+    match i {
+        1 => rank as u32,
+        2..=LARGEST_BELOW_MAX_K => {
+            u32::from(LARGEST_BELOW[LARGEST_BELOW_START[i as usize] + rank as usize])
+        }
+        _ => {
+            // A binary search: binomials grow with c, and c < 32.
+            let row = &BINOMIAL_BY_K[i as usize];
+            let mut c = 0;
+            for step in [16, 8, 4, 2, 1] {
+                c += step * usize::from(row[c + step] <= rank);
+            }
+            c as u32
+        }
+    }
+}
+
+/// The group sizes whose [`largest_below`] is read from [`LARGEST_BELOW`]: one table lookup
+/// instead of a chain of comparisons, for 41 kB of tables.
+const LARGEST_BELOW_MAX_K: u32 = 4;
+
+/// Where the answers for each `i` start in [`LARGEST_BELOW`] (ranks run over `0..C(32, i)`).
+const LARGEST_BELOW_START: [usize; LARGEST_BELOW_MAX_K as usize + 2] = {
+    let mut start = [0; LARGEST_BELOW_MAX_K as usize + 2];
+    let mut i = 2;
+    while i <= LARGEST_BELOW_MAX_K as usize {
+        start[i + 1] = start[i] + BINOMIAL[32][i] as usize;
+        i += 1;
+    }
+    start
+};
+
+/// [`largest_below`] for every rank of every `i` in `2..=LARGEST_BELOW_MAX_K`.
+static LARGEST_BELOW: [u8; LARGEST_BELOW_START[LARGEST_BELOW_MAX_K as usize + 1]] = {
+    let mut table = [0u8; LARGEST_BELOW_START[LARGEST_BELOW_MAX_K as usize + 1]];
+    let mut i = 2;
+    while i <= LARGEST_BELOW_MAX_K as usize {
+        // Ranks from C(c, i) up to C(c + 1, i) - 1 have c as their answer.
+        let mut c = i - 1;
+        while c < 32 {
+            let mut rank = BINOMIAL[c][i];
+            while rank < BINOMIAL[c + 1][i] {
+                table[LARGEST_BELOW_START[i] + rank as usize] = c as u8;
+                rank += 1;
+            }
+            c += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// `BINOMIAL_BY_K[k][n]` = n choose k: the binomials of one `k` side by side, for searches over
+/// `n`.
+const BINOMIAL_BY_K: [[u64; 33]; 33] = {
+    let mut table = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        let mut k = 0;
+        while k <= 32 {
+            table[k][n] = BINOMIAL[n][k];
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// `SELECT_IN_BYTE[byte][n]`: the position of the `n`-th (from 0) set bit of `byte`.
+const SELECT_IN_BYTE: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut n = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if byte & (1 << bit) != 0 {
+                table[byte][n] = bit as u8;
+                n += 1;
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// The square of the `n`-th (from 0) square of `free`, as a one-bit set: the byte that holds it
+/// is found from the bytes' running counts, the square within it from a table. No branches, as
+/// the squares missing from `free` fall anywhere.
 #[inline(always)]
 fn select(free: Bitboard, n: u32) -> Bitboard {
-    let base = free.trailing_zeros();
-    if free >> base == u32::MAX >> (base + free.leading_zeros()) {
-        // A contiguous run of squares: no gaps to skip.
-        return 1 << (base + n);
-    }
-    // Skip the squares missing from `free` below the answer.
-    let mut square = n;
-    let mut missing = !free;
-    while missing != 0 {
-        let gap = missing.trailing_zeros();
-        if gap > square {
-            break;
-        }
-        square += 1;
-        missing &= missing - 1;
-    }
-    1 << square
+    let low8 = (free & 0xFF).count_ones();
+    let low16 = (free & 0xFFFF).count_ones();
+    let low24 = (free & 0xFF_FFFF).count_ones();
+    let byte = u32::from(n >= low8) + u32::from(n >= low16) + u32::from(n >= low24);
+    let below = [0, low8, low16, low24][byte as usize];
+    let bits = (free >> (8 * byte)) & 0xFF;
+    1 << (8 * byte + u32::from(SELECT_IN_BYTE[bits as usize][(n - below) as usize & 7]))
 }
 
 /// The sizes of the five combination groups for one count `j` of opponent men on rank 8.
@@ -352,6 +425,26 @@ mod tests {
         assert_eq!(binomial(32, 16), 601_080_390);
         assert_eq!(binomial(4, 5), 0);
         assert_eq!(binomial(0, 0), 1);
+    }
+
+    #[test]
+    fn largest_below_matches_its_definition() {
+        for i in 1..=8 {
+            for rank in (0..binomial(32, i)).step_by(if i <= 4 { 1 } else { 997 }) {
+                let c = largest_below(rank, i);
+                assert!(binomial(c, i) <= rank && binomial(c + 1, i) > rank, "{i} {rank}");
+            }
+        }
+    }
+
+    #[test]
+    fn select_finds_the_nth_square() {
+        for free in [u32::MAX, 0x0FFF_FFF0, 0xF0F0_F0F0, 0x8000_0001, 0x1234_5678, 0xFFFE_FDFB] {
+            let squares: Vec<u32> = (0..32).filter(|s| free & (1 << s) != 0).collect();
+            for (n, &square) in squares.iter().enumerate() {
+                assert_eq!(select(free, n as u32), 1 << square, "{free:#x} {n}");
+            }
+        }
     }
 
     #[test]
