@@ -26,7 +26,7 @@ fn main() {
         let n = table.index.size();
         let values: Vec<u16> = (0..n).map(|i| table.packed(i)).collect();
         let captures = capture_flags(&rules, &table.index);
-        let share = captures.iter().filter(|&&c| c).count() as f64 / n as f64;
+        let share = captures.count_ones() as f64 / n as f64;
         println!(
             "{name}: {n} positions, {:.1}% with a capture",
             100.0 * share

@@ -11,6 +11,8 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use bitvec::slice::BitSlice;
+use bitvec::vec::BitVec;
 use dprobe::{has_capture, MoveRules, RuleSetId, Signature, TableIndex, Value};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
@@ -83,12 +85,25 @@ pub fn compressed_path(dir: &Path, rules: RuleSetId, signature: Signature, kind:
         .join(format!("{signature}.{}", kind.extension()))
 }
 
-/// For each position of a table, whether the mover has a capture (those entries are don't-care).
-pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> Vec<bool> {
-    (0..index.size())
+/// One flag per position of a table: whether the mover has a capture (those entries are
+/// don't-care). The solver finds these flags as it goes; this is for tables already on disk.
+pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> BitVec<u64> {
+    // Whole words per chunk, so that the chunks' flags join without shifting.
+    const CHUNK: u64 = 1 << 12;
+    let words: Vec<u64> = (0..index.size().div_ceil(CHUNK))
         .into_par_iter()
-        .map(|i| has_capture(&index.board(i), rules))
-        .collect()
+        .flat_map_iter(|chunk| {
+            let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(index.size());
+            let mut words = vec![0u64; (range.end - range.start).div_ceil(64) as usize];
+            for (offset, board) in index.boards(range).enumerate() {
+                words[offset / 64] |= u64::from(has_capture(&board, rules)) << (offset % 64);
+            }
+            words
+        })
+        .collect();
+    let mut flags = BitVec::from_vec(words);
+    flags.truncate(index.size() as usize);
+    flags
 }
 
 /// One symbol per position: the WDL code (0 loss, 1 draw, 2 win) or the DTW code (0 draw,
@@ -126,12 +141,12 @@ impl Fill {
     /// per block gains under 0.5% for twice the time.
     pub const CHOSEN: Fill = Fill::Majority;
 
-    fn apply(self, block: &[u16], captures: &[bool]) -> Vec<u16> {
+    fn apply(self, block: &[u16], captures: &BitSlice<u64>) -> Vec<u16> {
         let cared = || {
             block
                 .iter()
-                .zip(captures)
-                .filter(|(_, &c)| !c)
+                .zip(captures.iter().by_vals())
+                .filter(|&(_, c)| !c)
                 .map(|(&s, _)| s)
         };
         match self {
@@ -140,8 +155,8 @@ impl Fill {
                 let mut previous = cared().next().unwrap_or(0);
                 block
                     .iter()
-                    .zip(captures)
-                    .map(|(&s, &capture)| {
+                    .zip(captures.iter().by_vals())
+                    .map(|(&s, capture)| {
                         if !capture {
                             previous = s;
                         }
@@ -150,18 +165,19 @@ impl Fill {
                     .collect()
             }
             Fill::Majority => {
-                let mut counts = std::collections::HashMap::new();
+                let mut counts =
+                    vec![0u32; usize::from(block.iter().copied().max().unwrap_or(0)) + 1];
                 for s in cared() {
-                    *counts.entry(s).or_insert(0u32) += 1;
+                    counts[usize::from(s)] += 1;
                 }
-                let most = counts
-                    .into_iter()
-                    .max_by_key(|&(s, n)| (n, std::cmp::Reverse(s)))
-                    .map_or(0, |(s, _)| s);
+                // The most common symbol, the smallest one on a tie.
+                let most = (0..counts.len())
+                    .max_by_key(|&s| (counts[s], std::cmp::Reverse(s)))
+                    .map_or(0, |s| s as u16);
                 block
                     .iter()
-                    .zip(captures)
-                    .map(|(&s, &capture)| if capture { most } else { s })
+                    .zip(captures.iter().by_vals())
+                    .map(|(&s, capture)| if capture { most } else { s })
                     .collect()
             }
         }
@@ -197,7 +213,7 @@ pub fn encode(
     rules: RuleSetId,
     signature: Signature,
     kind: Kind,
-    (symbols, captures): (&[u16], &[bool]),
+    (symbols, captures): (&[u16], &BitSlice<u64>),
     layout: Layout,
     fills: &[Fill],
 ) -> io::Result<Vec<u8>> {
@@ -206,18 +222,27 @@ pub fn encode(
     let per_block = layout.positions_per_block as usize;
     let blocks: Vec<Vec<u8>> = symbols
         .par_chunks(per_block)
-        .zip(captures.par_chunks(per_block))
-        .map(|(block, captures)| {
-            let mut best: Option<Vec<u8>> = None;
-            for fill in fills {
-                let packed = pack_block(&fill.apply(block, captures), kind, width);
-                let compressed = zstd::bulk::compress(&packed, layout.level)?;
-                if best.as_ref().is_none_or(|b| compressed.len() < b.len()) {
-                    best = Some(compressed);
+        .enumerate()
+        .map_init(
+            // One compression context per worker: a fresh one per block would allocate and
+            // clear its tables every time.
+            || zstd::bulk::Compressor::new(layout.level),
+            |compressor, (number, block)| {
+                let compressor = compressor
+                    .as_mut()
+                    .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
+                let captures = &captures[number * per_block..][..block.len()];
+                let mut best: Option<Vec<u8>> = None;
+                for fill in fills {
+                    let packed = pack_block(&fill.apply(block, captures), kind, width);
+                    let compressed = compressor.compress(&packed)?;
+                    if best.as_ref().is_none_or(|b| compressed.len() < b.len()) {
+                        best = Some(compressed);
+                    }
                 }
-            }
-            best.ok_or_else(|| io::Error::other("no fill to try"))
-        })
+                best.ok_or_else(|| io::Error::other("no fill to try"))
+            },
+        )
         .collect::<io::Result<_>>()?;
     let block_count = u32::try_from(blocks.len()).map_err(io::Error::other)?;
 
@@ -289,16 +314,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Writes the WDL and DTW files of one solved table (packed values in index order).
+/// Writes the WDL and DTW files of one solved table (packed values in index order, and
+/// whether the mover has a capture at each: [`capture_flags`]).
 pub fn write_compressed(
     dir: &Path,
     rules: &MoveRules,
     signature: Signature,
-    values: &[u16],
+    (values, captures): (&[u16], &BitSlice<u64>),
     zstd_level: i32,
 ) -> Result<[PathBuf; 2], StoreError> {
-    let index = TableIndex::new(signature);
-    let captures = capture_flags(rules, &index);
     let mut paths = Vec::with_capacity(2);
     for (kind, layout) in [(Kind::Wdl, Layout::WDL), (Kind::Dtw, Layout::DTW)] {
         let layout = Layout {
@@ -314,7 +338,7 @@ pub fn write_compressed(
             rules.id,
             signature,
             kind,
-            (&symbols, &captures),
+            (&symbols, captures),
             layout,
             &[Fill::CHOSEN],
         )

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use dprobe::{MoveRules, Signature, TableFile, TableKind};
 
-use crate::compress::{compressed_path, write_compressed, Kind, DEFAULT_ZSTD_LEVEL};
+use crate::compress::{capture_flags, compressed_path, write_compressed, Kind, DEFAULT_ZSTD_LEVEL};
 use crate::solve::{solve_pair, Progress};
 use crate::store::{write_table, StoreError, Table, TableStats};
 use crate::tableset::TableSet;
@@ -74,7 +74,14 @@ fn publish_existing(
     }
     let table = Table::open(dir, rules.id, signature, true)?;
     let values: Vec<u16> = (0..table.index.size()).map(|i| table.packed(i)).collect();
-    write_compressed(dir, rules, signature, &values, options.zstd_level)?;
+    let captures = capture_flags(rules, &table.index);
+    write_compressed(
+        dir,
+        rules,
+        signature,
+        (&values, &captures),
+        options.zstd_level,
+    )?;
     Ok(())
 }
 
@@ -160,7 +167,7 @@ pub fn generate_with(
                 dir,
                 rules,
                 table.signature,
-                &table.values,
+                (&table.values, &table.captures),
                 options.zstd_level,
             )?;
             stats.push((table.signature, table.stats));

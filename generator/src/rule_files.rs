@@ -57,7 +57,7 @@ pub fn encode_rule_table(
         .par_iter()
         .map(|(_, values)| {
             let symbols: Vec<u16> = values.iter().map(|&v| u16::from(v)).collect();
-            let no_captures = vec![false; symbols.len()];
+            let no_captures = bitvec::bitvec![u64, bitvec::order::Lsb0; 0; symbols.len()];
             encode(
                 rules.id,
                 table.signature,

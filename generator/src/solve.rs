@@ -23,6 +23,7 @@
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::Mutex;
 
+use bitvec::vec::BitVec;
 use dprobe::geometry::{king_reach, man_origins, Bitboard};
 use dprobe::{
     count_quiet_moves, has_capture, legal_moves, Board, Move, MoveRules, Signature, TableIndex,
@@ -78,6 +79,8 @@ pub struct Solved {
     pub signature: Signature,
     /// Packed values in index order.
     pub values: Vec<u16>,
+    /// Whether the mover has a capture, in index order (the compressed files' don't-cares).
+    pub captures: BitVec<u64>,
     /// Its statistics.
     pub stats: TableStats,
 }
@@ -436,22 +439,27 @@ pub fn solve_pair(
     let mut captures = Vec::new();
     for side in 0..solver.sides.len() {
         let size = solver.sides[side].index.size();
-        let count: u64 = chunks(size)
+        // A chunk's flags fill whole words (chunks are a multiple of 64 positions long).
+        let words: Vec<u64> = chunks(size)
             .map_init(
                 || Vec::with_capacity(64),
                 |moves, range| {
                     let len = range.end - range.start;
+                    let mut words = vec![0u64; len.div_ceil(64) as usize];
                     let boards = solver.sides[side].index.boards(range.clone());
-                    let count = range
-                        .zip(boards)
-                        .filter(|&(index, board)| solver.init(side, index, &board, moves))
-                        .count();
+                    for (offset, (index, board)) in range.zip(boards).enumerate() {
+                        let capture = solver.init(side, index, &board, moves);
+                        words[offset / 64] |= u64::from(capture) << (offset % 64);
+                    }
                     progress.advance(len);
-                    count as u64
+                    words
                 },
             )
-            .sum();
-        captures.push(count);
+            .flatten_iter()
+            .collect();
+        let mut flags = BitVec::from_vec(words);
+        flags.truncate(size as usize);
+        captures.push(flags);
         // Queue what initialisation decided, in index order (which keeps the first passes'
         // memory accesses close together).
         for (index, value) in solver.sides[side].values.iter().enumerate() {
@@ -525,7 +533,11 @@ pub fn solve_pair(
             Solved {
                 signature,
                 values,
-                stats: TableStats { captures, ..stats },
+                stats: TableStats {
+                    captures: captures.count_ones() as u64,
+                    ..stats
+                },
+                captures,
             }
         })
         .collect();
