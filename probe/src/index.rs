@@ -432,14 +432,24 @@ mod tests {
         for i in 1..=8 {
             for rank in (0..binomial(32, i)).step_by(if i <= 4 { 1 } else { 997 }) {
                 let c = largest_below(rank, i);
-                assert!(binomial(c, i) <= rank && binomial(c + 1, i) > rank, "{i} {rank}");
+                assert!(
+                    binomial(c, i) <= rank && binomial(c + 1, i) > rank,
+                    "{i} {rank}"
+                );
             }
         }
     }
 
     #[test]
     fn select_finds_the_nth_square() {
-        for free in [u32::MAX, 0x0FFF_FFF0, 0xF0F0_F0F0, 0x8000_0001, 0x1234_5678, 0xFFFE_FDFB] {
+        for free in [
+            u32::MAX,
+            0x0FFF_FFF0,
+            0xF0F0_F0F0,
+            0x8000_0001,
+            0x1234_5678,
+            0xFFFE_FDFB,
+        ] {
             let squares: Vec<u32> = (0..32).filter(|s| free & (1 << s) != 0).collect();
             for (n, &square) in squares.iter().enumerate() {
                 assert_eq!(select(free, n as u32), 1 << square, "{free:#x} {n}");
