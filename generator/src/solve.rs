@@ -26,8 +26,8 @@ use std::sync::Mutex;
 use bitvec::vec::BitVec;
 use dprobe::geometry::{king_reach, man_origins, Bitboard};
 use dprobe::{
-    count_quiet_moves, has_capture, legal_moves, Board, Move, MoveRules, Signature, TableIndex,
-    Value,
+    count_quiet_moves, has_capture, legal_moves, Board, MenRun, Move, MoveRules, Signature,
+    TableIndex, Value,
 };
 use rayon::prelude::*;
 
@@ -64,6 +64,8 @@ struct Scratch {
     preds: Vec<(usize, Board)>,
     seen: Vec<u16>,
     decided: Vec<Decided>,
+    /// The men last decoded on each side: queued positions come in runs that share them.
+    runs: [MenRun; 2],
 }
 
 /// One side of the pair being solved.
@@ -221,9 +223,13 @@ impl PairSolver<'_> {
             preds,
             seen,
             decided,
+            runs,
         } = scratch;
         // The position seen by the side that has just moved.
-        let mover_view = self.sides[side].index.board(index).flipped();
+        let mover_view = self.sides[side]
+            .index
+            .board_sharing_men(index, &mut runs[side])
+            .flipped();
         preds.clear();
         // King un-moves keep the men where they are: their share of the index is computed once.
         let men = pred_side.index.men_rank(&mover_view);

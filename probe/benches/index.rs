@@ -3,7 +3,7 @@
 //! hottest signatures look like it).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use dprobe::{Signature, TableIndex};
+use dprobe::{MenRun, Signature, TableIndex};
 
 /// Indices spread over the whole table, in a scrambled order, as the solver's queues meet them.
 fn spread_indices(table: &TableIndex, count: u64) -> Vec<u64> {
@@ -26,6 +26,19 @@ fn index(c: &mut Criterion) {
                 indices
                     .iter()
                     .map(|&i| table.board(i).kings)
+                    .fold(0u32, |acc, k| acc ^ k)
+            })
+        });
+        // The solver's queues: indices in increasing order, a few per run of shared men.
+        let mut sorted = spread_indices(&table, 4096 * 8);
+        sorted.sort_unstable();
+        sorted.truncate(4096);
+        group.bench_function(format!("board_sharing_men/{name}"), |b| {
+            b.iter(|| {
+                let mut run = MenRun::default();
+                sorted
+                    .iter()
+                    .map(|&i| table.board_sharing_men(i, &mut run).kings)
                     .fold(0u32, |acc, k| acc ^ k)
             })
         });

@@ -208,6 +208,19 @@ pub struct MenRank {
     free_for_kings: Bitboard,
 }
 
+/// The indices that share the men of the board last decoded by
+/// [`TableIndex::board_sharing_men`], and those men. Empty at first.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MenRun {
+    /// The signature whose index made the run: a run is never read by another.
+    signature: Option<Signature>,
+    start: u64,
+    end: u64,
+    opp_kings_count: u64,
+    men: Bitboard,
+    opp_men: Bitboard,
+}
+
 /// The index of one signature.
 #[derive(Clone, Debug)]
 pub struct TableIndex {
@@ -296,44 +309,61 @@ impl TableIndex {
 
     /// The board at `index` (which must be below [`TableIndex::size`]).
     pub fn board(&self, index: u64) -> Board {
+        self.board_sharing_men(index, &mut MenRun::default())
+    }
+
+    /// The board at `index`, decoding only the kings when `index` lies in `run`, the indices
+    /// whose men are those of the board last decoded with it. Kings vary fastest in the index,
+    /// so a list of indices in (roughly) increasing order, like the solver's queues, mostly
+    /// stays in one run after another.
+    pub fn board_sharing_men(&self, index: u64, run: &mut MenRun) -> Board {
         debug_assert!(index < self.size);
         let sig = self.signature;
-        let j = self
-            .blocks
-            .iter()
-            .rposition(|b| b.size() > 0 && b.offset <= index)
-            .unwrap_or(0);
-        let block = &self.blocks[j];
-        let mut rest = index - block.offset;
-        let opp_kings_rank = rest % block.opp_kings;
-        rest /= block.opp_kings;
-        let mover_kings_rank = rest % block.mover_kings;
-        rest /= block.mover_kings;
-        let mover_men_rank = rest % block.mover_men;
-        rest /= block.mover_men;
-        let middle_rank = rest % block.middle;
-        let far_rank = rest / block.middle;
+        if run.signature != Some(sig) || !(run.start..run.end).contains(&index) {
+            let j = self
+                .blocks
+                .iter()
+                .rposition(|b| b.size() > 0 && b.offset <= index)
+                .unwrap_or(0);
+            let block = &self.blocks[j];
+            let kings_per_men = block.mover_kings * block.opp_kings;
+            let mut rest = (index - block.offset) / kings_per_men;
+            let mover_men_rank = rest % block.mover_men;
+            rest /= block.mover_men;
+            let middle_rank = rest % block.middle;
+            let far_rank = rest / block.middle;
 
-        let far = unrank_within(far_rank, j as u32, OPP_FAR_ROW);
-        let om = u32::from(sig.opp_men);
-        let middle = unrank_within(middle_rank, om - j as u32, MIDDLE_ROWS);
-        let opp_men = far | middle;
-        let men = unrank_within(
-            mover_men_rank,
-            u32::from(sig.mover_men),
-            MOVER_MEN_SQUARES & !middle,
+            let far = unrank_within(far_rank, j as u32, OPP_FAR_ROW);
+            let om = u32::from(sig.opp_men);
+            let middle = unrank_within(middle_rank, om - j as u32, MIDDLE_ROWS);
+            let men = unrank_within(
+                mover_men_rank,
+                u32::from(sig.mover_men),
+                MOVER_MEN_SQUARES & !middle,
+            );
+            run.signature = Some(sig);
+            run.start = index - (index - block.offset) % kings_per_men;
+            run.end = run.start + kings_per_men;
+            run.opp_kings_count = block.opp_kings;
+            run.men = men;
+            run.opp_men = far | middle;
+        }
+        let kings_rank = index - run.start;
+        let free_for_kings = !(run.men | run.opp_men);
+        let kings = unrank_within(
+            kings_rank / run.opp_kings_count,
+            u32::from(sig.mover_kings),
+            free_for_kings,
         );
-        let free_for_kings = !(men | opp_men);
-        let kings = unrank_within(mover_kings_rank, u32::from(sig.mover_kings), free_for_kings);
         let opp_kings = unrank_within(
-            opp_kings_rank,
+            kings_rank % run.opp_kings_count,
             u32::from(sig.opp_kings),
             free_for_kings & !kings,
         );
         Board {
-            men,
+            men: run.men,
             kings,
-            opp_men,
+            opp_men: run.opp_men,
             opp_kings,
         }
     }
@@ -493,6 +523,30 @@ mod tests {
                         start + offset as u64
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn boards_sharing_men_match_boards_one_by_one() {
+        // One run across signatures, ascending and scattered indices: the run only ever saves
+        // work, it never changes a board.
+        let mut run = MenRun::default();
+        for name in ["KKMvKKM", "KMvKMM", "KKKvKK", "MMvMM", "KMvKKM"] {
+            let table = TableIndex::new(sig(name));
+            let size = table.size();
+            let mut indices: Vec<u64> = (0..3000u64)
+                .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) % size)
+                .collect();
+            indices.sort_unstable();
+            indices.extend((0..2000).map(|i| (i * 7919) % size));
+            indices.extend(size.saturating_sub(500)..size);
+            for index in indices {
+                assert_eq!(
+                    table.board_sharing_men(index, &mut run),
+                    table.board(index),
+                    "{name} {index}"
+                );
             }
         }
     }

@@ -40,7 +40,7 @@ pub use draw_rules::{
 };
 pub use error::{CorruptedTable, Corruption, ProbeError, TableKind};
 pub use format::{TableFile, TableHeader};
-pub use index::{binomial, positions_with_pieces, MenRank, TableIndex};
+pub use index::{binomial, positions_with_pieces, MenRank, MenRun, TableIndex};
 pub use movegen::{count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths};
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;
