@@ -316,6 +316,18 @@ impl TableIndex {
     /// whose men are those of the board last decoded with it. Kings vary fastest in the index,
     /// so a list of indices in (roughly) increasing order, like the solver's queues, mostly
     /// stays in one run after another.
+    ///
+    /// ```
+    /// use dprobe::{MenRun, Signature, TableIndex};
+    ///
+    /// let table = TableIndex::new("KKMvKKM".parse::<Signature>()?);
+    /// let mut run = MenRun::default();
+    /// for index in (1_000..table.size()).step_by(997) {
+    ///     // The same board as decoding from scratch, only faster in runs.
+    ///     assert_eq!(table.board_sharing_men(index, &mut run), table.board(index));
+    /// }
+    /// # Ok::<(), dprobe::BadSignature>(())
+    /// ```
     pub fn board_sharing_men(&self, index: u64, run: &mut MenRun) -> Board {
         debug_assert!(index < self.size);
         let sig = self.signature;
