@@ -85,7 +85,7 @@ impl Board {
 ///
 /// Squares are internal square numbers (see [`crate::geometry`]). Two capture sequences with the
 /// same start, end, captured set and resulting piece are the same move (RULES.md §3); the path
-/// taken is not part of the move (see [`crate::Position::move_path`] for printing one).
+/// taken is not part of the move (see [`crate::Position::move_paths`] for printing one).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
     /// The square the piece leaves.

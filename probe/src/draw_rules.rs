@@ -147,7 +147,7 @@ pub enum LimitOutcome {
     PureValue,
 }
 
-/// The readings RULES.md marks **[interpretation]**, and the figures a user may change.
+/// The readings RULES.md marks **\[interpretation\]**, and the figures a user may change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Interpretation {
     /// Russian rule 4: what reaching the limit means.
