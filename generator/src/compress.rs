@@ -88,22 +88,15 @@ pub fn compressed_path(dir: &Path, rules: RuleSetId, signature: Signature, kind:
 /// One flag per position of a table: whether the mover has a capture (those entries are
 /// don't-care). The solver finds these flags as it goes; this is for tables already on disk.
 pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> BitVec<u64> {
-    // Whole words per chunk, so that the chunks' flags join without shifting.
-    const CHUNK: u64 = 1 << 12;
-    let words: Vec<u64> = (0..index.size().div_ceil(CHUNK))
-        .into_par_iter()
-        .flat_map_iter(|chunk| {
-            let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(index.size());
-            let mut words = vec![0u64; (range.end - range.start).div_ceil(64) as usize];
+    crate::solve::flags_by_chunks(
+        index.size(),
+        || (),
+        |(), range, words| {
             for (offset, board) in index.boards(range).enumerate() {
                 words[offset / 64] |= u64::from(has_capture(&board, rules)) << (offset % 64);
             }
-            words
-        })
-        .collect();
-    let mut flags = BitVec::from_vec(words);
-    flags.truncate(index.size() as usize);
-    flags
+        },
+    )
 }
 
 /// One symbol per position: the WDL code (0 loss, 1 draw, 2 win) or the DTW code (0 draw,

@@ -48,6 +48,28 @@ pub(crate) fn chunks(size: u64) -> impl ParallelIterator<Item = std::ops::Range<
         .map(move |c| c as u64 * chunk..((c as u64 + 1) * chunk).min(size))
 }
 
+/// One flag per index of `0..size`, computed in parallel [`chunks`]: `flag_chunk(scratch, range,
+/// words)` sets bit `i - range.start` of `words` for each flagged `i`, with a `scratch` per
+/// worker from `init`.
+pub(crate) fn flags_by_chunks<S>(
+    size: u64,
+    init: impl Fn() -> S + Sync + Send,
+    flag_chunk: impl Fn(&mut S, std::ops::Range<u64>, &mut [u64]) + Sync + Send,
+) -> BitVec<u64> {
+    // Chunks are a multiple of 64 positions long, so their words join without shifting.
+    let words: Vec<u64> = chunks(size)
+        .map_init(init, |scratch, range| {
+            let mut words = vec![0u64; (range.end - range.start).div_ceil(64) as usize];
+            flag_chunk(scratch, range, &mut words);
+            words
+        })
+        .flatten_iter()
+        .collect();
+    let mut flags = BitVec::from_vec(words);
+    flags.truncate(size as usize);
+    flags
+}
+
 /// A position decided (or given a better provisional win) at a distance, to be passed on to its
 /// predecessors in the pass for that distance.
 #[derive(Clone, Copy)]
@@ -445,26 +467,19 @@ pub fn solve_pair(
     let mut captures = Vec::new();
     for side in 0..solver.sides.len() {
         let size = solver.sides[side].index.size();
-        // A chunk's flags fill whole words (chunks are a multiple of 64 positions long).
-        let words: Vec<u64> = chunks(size)
-            .map_init(
-                || Vec::with_capacity(64),
-                |moves, range| {
-                    let len = range.end - range.start;
-                    let mut words = vec![0u64; len.div_ceil(64) as usize];
-                    let boards = solver.sides[side].index.boards(range.clone());
-                    for (offset, (index, board)) in range.zip(boards).enumerate() {
-                        let capture = solver.init(side, index, &board, moves);
-                        words[offset / 64] |= u64::from(capture) << (offset % 64);
-                    }
-                    progress.advance(len);
-                    words
-                },
-            )
-            .flatten_iter()
-            .collect();
-        let mut flags = BitVec::from_vec(words);
-        flags.truncate(size as usize);
+        let flags = flags_by_chunks(
+            size,
+            || Vec::with_capacity(64),
+            |moves, range, words| {
+                let len = range.end - range.start;
+                let boards = solver.sides[side].index.boards(range.clone());
+                for (offset, (index, board)) in range.zip(boards).enumerate() {
+                    let capture = solver.init(side, index, &board, moves);
+                    words[offset / 64] |= u64::from(capture) << (offset % 64);
+                }
+                progress.advance(len);
+            },
+        );
         captures.push(flags);
         // Queue what initialisation decided, in index order (which keeps the first passes'
         // memory accesses close together).
