@@ -1,5 +1,5 @@
 //! Measures the packing choices of the compressed table files on raw tables already built:
-//! fills of the don't-care entries, block sizes and zstd levels. Prints bits per position and
+//! fills of the don't-care entries, block sizes and zstd levels against the tuned default. Prints bits per position and
 //! compression time for each choice; the README's "Table files" section quotes its output.
 //!
 //! `cargo run --release -p draughts-generator --example measure_packing -- DIR VARIANT SIG...`
@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use dprobe::{Signature, Variant};
-use draughts_generator::compress::{capture_flags, encode, symbols, Fill, Kind, Layout};
+use draughts_generator::compress::{
+    capture_flags, encode, symbols, Compression, Fill, Kind, Layout,
+};
 use draughts_generator::store::Table;
 
 fn main() {
@@ -81,11 +83,13 @@ fn main() {
                     &[Fill::CHOSEN],
                 );
             }
-            let layout = Layout {
-                level: 9,
-                ..default
-            };
-            measure("zstd level 9".into(), layout, &[Fill::CHOSEN]);
+            for level in [9, 13, 15, 19] {
+                let layout = Layout {
+                    compression: Compression::Level(level),
+                    ..default
+                };
+                measure(format!("zstd level {level}"), layout, &[Fill::CHOSEN]);
+            }
         }
     }
 }

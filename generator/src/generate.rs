@@ -4,7 +4,7 @@ use std::path::Path;
 
 use dprobe::{MoveRules, Signature, TableFile, TableKind};
 
-use crate::compress::{capture_flags, compressed_path, write_compressed, Kind, DEFAULT_ZSTD_LEVEL};
+use crate::compress::{capture_flags, compressed_path, write_compressed, Compression, Kind};
 use crate::solve::{solve_pair, Progress};
 use crate::store::{write_table, StoreError, Table, TableStats};
 use crate::tableset::TableSet;
@@ -80,7 +80,7 @@ fn publish_existing(
         rules,
         signature,
         (&values, &captures),
-        options.zstd_level,
+        options.compression,
     )?;
     Ok(())
 }
@@ -121,16 +121,15 @@ pub fn generate(
 /// How a build writes its files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuildOptions {
-    /// The zstd level of the compressed files ([`DEFAULT_ZSTD_LEVEL`] unless told otherwise;
-    /// 19 gives files a few tenths of a percent smaller, 9 builds faster for files 7–12 % larger:
-    /// README, "Table files").
-    pub zstd_level: i32,
+    /// How the compressed files are compressed ([`Compression::Tuned`] unless told otherwise;
+    /// README, "Table files", weighs the choices).
+    pub compression: Compression,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
-            zstd_level: DEFAULT_ZSTD_LEVEL,
+            compression: Compression::Tuned,
         }
     }
 }
@@ -168,7 +167,7 @@ pub fn generate_with(
                 rules,
                 table.signature,
                 (&table.values, &table.captures),
-                options.zstd_level,
+                options.compression,
             )?;
             stats.push((table.signature, table.stats));
         }

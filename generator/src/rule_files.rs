@@ -7,7 +7,7 @@ use dprobe::{DrawRules, MoveRules, RuleFile, RuleWdl, SectionRole, Signature, Ta
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::compress::{encode, write_atomically, Fill, Kind, Layout};
+use crate::compress::{encode, write_atomically, Compression, Fill, Kind, Layout};
 use crate::generate::{plan, BuildObserver};
 use crate::rule_solve::{solve_rule_pair, Overlay, RuleResults, RuleTable};
 use crate::store::StoreError;
@@ -50,7 +50,7 @@ pub fn encode_rule_table(
         sections.push((SectionRole::Alone(counter as u16), fresh));
     }
     let layout = Layout {
-        level: zstd_level,
+        compression: Compression::Level(zstd_level),
         ..Layout::DTW
     };
     let images = sections

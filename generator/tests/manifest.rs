@@ -3,6 +3,7 @@
 //! the same checksum of every value.
 
 use dprobe::{Signature, Variant};
+use draughts_generator::compress::Compression;
 use draughts_generator::generate::{generate_with, BuildOptions};
 use draughts_generator::solve::Silent;
 use draughts_generator::store::Table;
@@ -15,7 +16,9 @@ fn fresh_build_matches_the_manifest() {
     let mut checked = 0;
     for variant in [Variant::RUSSIAN, Variant::BRAZILIAN, Variant::PORTUGUESE] {
         let dir = tempfile::tempdir().unwrap();
-        let fast = BuildOptions { zstd_level: 1 };
+        let fast = BuildOptions {
+            compression: Compression::Level(1),
+        };
         generate_with(dir.path(), &variant.moves, 4, &fast, &Silent).unwrap();
         for signature in (2..=4).flat_map(Signature::with_pieces) {
             let name = signature.to_string();
