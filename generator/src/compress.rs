@@ -137,7 +137,7 @@ pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> BitVec<u64> {
 /// value is invalid.
 pub fn symbols(values: &[u16], kind: Kind) -> Option<Vec<u16>> {
     values
-        .iter()
+        .par_iter()
         .map(|&packed| {
             Some(match (kind, Value::unpack(packed)?) {
                 (Kind::Wdl, Value::Loss(_)) => 0,
@@ -243,7 +243,7 @@ pub fn encode(
     layout: Layout,
     fills: &[Fill],
 ) -> io::Result<Vec<u8>> {
-    let max_symbol = symbols.iter().copied().max().unwrap_or(0);
+    let max_symbol = symbols.par_iter().copied().max().unwrap_or(0);
     let width = dtw_width(max_symbol);
     let per_block = layout.positions_per_block as usize;
     let blocks: Vec<Vec<u8>> = symbols
