@@ -19,6 +19,11 @@
 //! Positions decided at each distance are kept in buckets (one `u32` index each), so a pass
 //! touches only its own positions. Memory per position: a packed `u16` value, a `u8` counter,
 //! and 4 bytes in a bucket for the positions decided at initialisation or later.
+//!
+//! Nothing runs on one thread in proportion to the positions: each parallel task hands over
+//! what it decided as segments (one per distance and side), and the buckets collect segments.
+//! On a machine with many cores, a single-threaded loop over a pair's positions would take
+//! longer than the parallel work around it.
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::Mutex;
@@ -39,6 +44,10 @@ const CROWNING_STEP_ROW: Bitboard = 0x0F00_0000;
 
 /// Positions handled per parallel task.
 const CHUNK: usize = 1 << 12;
+
+/// Positions scanned per parallel task when queueing what initialisation decided: larger than
+/// [`CHUNK`], so that each distance's segments stay long.
+const QUEUE_CHUNK: usize = 1 << 16;
 
 /// The index range `0..size` cut into chunks for parallel passes.
 pub(crate) fn chunks(size: u64) -> impl ParallelIterator<Item = std::ops::Range<u64>> {
@@ -70,22 +79,13 @@ pub(crate) fn flags_by_chunks<S>(
     flags
 }
 
-/// A position decided (or given a better provisional win) at a distance, to be passed on to its
-/// predecessors in the pass for that distance.
-#[derive(Clone, Copy)]
-struct Decided {
-    side: u8,
-    distance: u16,
-    index: u32,
-}
-
 /// Working space of one thread, reused from position to position.
 #[derive(Default)]
 struct Scratch {
     moves: Vec<Move>,
     preds: Vec<(usize, Board)>,
     seen: Vec<u16>,
-    decided: Vec<Decided>,
+    found: Found,
     /// The men last decoded on each side: queued positions come in runs that share them.
     runs: [MenRun; 2],
 }
@@ -244,7 +244,7 @@ impl PairSolver<'_> {
             moves,
             preds,
             seen,
-            decided,
+            found,
             runs,
         } = scratch;
         // The position seen by the side that has just moved.
@@ -295,11 +295,7 @@ impl PairSolver<'_> {
                         improves(now).then_some(win.pack())
                     });
                     if updated.is_ok() {
-                        decided.push(Decided {
-                            side: before as u8,
-                            distance: n + 1,
-                            index: pred_index as u32,
-                        });
+                        found.push(before, n + 1, pred_index as u32);
                     }
                 }
                 Value::Win(_) => {
@@ -307,7 +303,7 @@ impl PairSolver<'_> {
                         && slot.load(Ordering::Relaxed) == 0
                         && counter.fetch_sub(1, Ordering::Relaxed) == 1
                     {
-                        self.resolve(before, pred_index, &pred, moves, decided);
+                        self.resolve(before, pred_index, &pred, moves, found);
                     }
                 }
                 Value::Draw => {}
@@ -323,7 +319,7 @@ impl PairSolver<'_> {
         index: usize,
         board: &Board,
         moves: &mut Vec<Move>,
-        decided: &mut Vec<Decided>,
+        found: &mut Found,
     ) {
         moves.clear();
         legal_moves(board, self.rules, moves);
@@ -339,22 +335,28 @@ impl PairSolver<'_> {
         if let Some(Value::Loss(distance)) = best {
             let slot = &self.sides[side].values[index];
             slot.store(Value::Loss(distance).pack(), Ordering::Relaxed);
-            decided.push(Decided {
-                side: side as u8,
-                distance,
-                index: index as u32,
-            });
+            found.push(side, distance, index as u32);
         }
     }
 }
 
-/// The positions to pass on, by distance and side: 4 bytes each.
+/// Positions decided (or given a better provisional win) at one distance for one side, in the
+/// order they were found.
+struct Segment {
+    side: usize,
+    distance: u16,
+    indices: Vec<u32>,
+}
+
+/// Positions a task decides, grouped by distance and side as they come, to be passed on in the
+/// pass for their distance. Handed over a segment at a time, not one position at a time on a
+/// single thread.
 #[derive(Default)]
-struct Buckets {
+struct Found {
     by_distance: Vec<[Vec<u32>; 2]>,
 }
 
-impl Buckets {
+impl Found {
     fn push(&mut self, side: usize, distance: u16, index: u32) {
         let d = distance as usize;
         if self.by_distance.len() <= d {
@@ -363,15 +365,67 @@ impl Buckets {
         self.by_distance[d][side].push(index);
     }
 
-    fn add(&mut self, decided: &[Decided]) {
-        for entry in decided {
-            self.push(entry.side as usize, entry.distance, entry.index);
+    /// Everything found so far, as segments; leaves `self` empty.
+    fn take(&mut self) -> Vec<Segment> {
+        let mut segments = Vec::new();
+        for (distance, sides) in self.by_distance.iter_mut().enumerate() {
+            for (side, indices) in sides.iter_mut().enumerate() {
+                if !indices.is_empty() {
+                    segments.push(Segment {
+                        side,
+                        distance: distance as u16,
+                        indices: std::mem::take(indices),
+                    });
+                }
+            }
+        }
+        segments
+    }
+}
+
+/// A pass's segments cut into tasks of about [`CHUNK`] positions each (for each side, long
+/// segments split, short ones grouped), so that a frontier of many short segments does not
+/// become as many tiny tasks.
+fn tasks(frontier: &[Vec<Vec<u32>>; 2]) -> Vec<(usize, Vec<&[u32]>)> {
+    let mut tasks = Vec::new();
+    for (side, segments) in frontier.iter().enumerate() {
+        let mut pieces: Vec<&[u32]> = Vec::new();
+        let mut len = 0;
+        for piece in segments.iter().flat_map(|segment| segment.chunks(CHUNK)) {
+            pieces.push(piece);
+            len += piece.len();
+            if len >= CHUNK {
+                tasks.push((side, std::mem::take(&mut pieces)));
+                len = 0;
+            }
+        }
+        if !pieces.is_empty() {
+            tasks.push((side, pieces));
+        }
+    }
+    tasks
+}
+
+/// The positions to pass on, by distance and side, in segments: 4 bytes each.
+#[derive(Default)]
+struct Buckets {
+    by_distance: Vec<[Vec<Vec<u32>>; 2]>,
+}
+
+impl Buckets {
+    fn add(&mut self, segments: Vec<Segment>) {
+        for segment in segments {
+            let d = segment.distance as usize;
+            if self.by_distance.len() <= d {
+                self.by_distance.resize_with(d + 1, Default::default);
+            }
+            self.by_distance[d][segment.side].push(segment.indices);
         }
     }
 
-    /// The positions of each side at `distance`, or `None` once no bucket at or beyond it holds
+    /// The segments of each side at `distance`, or `None` once no bucket at or beyond it holds
     /// any.
-    fn take(&mut self, distance: u16) -> Option<[Vec<u32>; 2]> {
+    fn take(&mut self, distance: u16) -> Option<[Vec<Vec<u32>>; 2]> {
         let d = distance as usize;
         if self.by_distance[d.min(self.by_distance.len())..]
             .iter()
@@ -483,12 +537,25 @@ pub fn solve_pair(
         captures.push(flags);
         // Queue what initialisation decided, in index order (which keeps the first passes'
         // memory accesses close together).
-        for (index, value) in solver.sides[side].values.iter().enumerate() {
-            if let Some(distance) =
-                Value::unpack(value.load(Ordering::Relaxed)).and_then(Value::distance)
-            {
-                buckets.push(side, distance, index as u32);
-            }
+        let found: Vec<Vec<Segment>> = solver.sides[side]
+            .values
+            .par_chunks(QUEUE_CHUNK)
+            .enumerate()
+            .map(|(number, values)| {
+                let first = number * QUEUE_CHUNK;
+                let mut found = Found::default();
+                for (offset, value) in values.iter().enumerate() {
+                    if let Some(distance) =
+                        Value::unpack(value.load(Ordering::Relaxed)).and_then(Value::distance)
+                    {
+                        found.push(side, distance, (first + offset) as u32);
+                    }
+                }
+                found.take()
+            })
+            .collect();
+        for segments in found {
+            buckets.add(segments);
         }
     }
     solver.first_failure()?;
@@ -496,16 +563,13 @@ pub fn solve_pair(
     // Propagate by distance. A pass decides positions at later distances only.
     let mut distance: u16 = 0;
     while let Some(frontier) = buckets.take(distance) {
-        let size = frontier.iter().map(Vec::len).sum::<usize>() as u64;
+        let size = frontier.iter().flatten().map(Vec::len).sum::<usize>() as u64;
         progress.phase(&format!("distance {distance}"), size);
-        let found: Vec<Vec<Decided>> = frontier
-            .par_iter()
-            .enumerate()
-            .flat_map(|(side, indices)| indices.par_chunks(CHUNK).map(move |chunk| (side, chunk)))
-            .map_init(Scratch::default, |scratch, (side, chunk)| {
+        let found: Vec<Vec<Segment>> = tasks(&frontier)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, (side, pieces)| {
                 let this = &solver.sides[side];
-                scratch.decided.clear();
-                for &index in chunk {
+                for &index in pieces.iter().copied().flatten() {
                     let packed = this.values[index as usize].load(Ordering::Relaxed);
                     // A provisional win improved since it was queued is passed on in the pass
                     // of its new distance.
@@ -516,12 +580,12 @@ pub fn solve_pair(
                         _ => {}
                     }
                 }
-                progress.advance(chunk.len() as u64);
-                scratch.decided.clone()
+                progress.advance(pieces.iter().map(|p| p.len() as u64).sum());
+                scratch.found.take()
             })
             .collect();
-        for decided in found {
-            buckets.add(&decided);
+        for segments in found {
+            buckets.add(segments);
         }
         distance += 1;
     }
@@ -535,7 +599,7 @@ pub fn solve_pair(
         .map(|((side, signature), captures)| {
             let values: Vec<u16> = side
                 .values
-                .into_iter()
+                .into_par_iter()
                 .map(|v| match v.into_inner() {
                     0 => Value::Draw.pack(),
                     packed => packed,
