@@ -20,10 +20,10 @@
 //! touches only its own positions. Memory per position: a packed `u16` value, a `u8` counter,
 //! and 4 bytes in a bucket for the positions decided at initialisation or later.
 //!
-//! Nothing runs on one thread in proportion to the positions: each parallel task hands over
-//! what it decided as segments (one per distance and side), and the buckets collect segments.
-//! On a machine with many cores, a single-threaded loop over a pair's positions would take
-//! longer than the parallel work around it.
+//! Work in proportion to the positions runs in parallel: each parallel task hands over what it
+//! decided as segments (one per distance and side), and the single-threaded bookkeeping between
+//! passes is per segment. On a machine with many cores, a single-threaded loop over a pair's
+//! positions would take longer than the parallel work around it.
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
 use std::sync::Mutex;
