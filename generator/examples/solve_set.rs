@@ -1,6 +1,7 @@
 //! Times the solver alone over every pair up to N pieces, writing nothing: the smaller tables are
 //! read from a finished set, so each pair sees exactly what it would see in a build. Prints how
-//! the time splits between initialisation and propagation.
+//! the time splits between initialisation (with the queueing of what it decided) and
+//! propagation (with the conversion of the values and the statistics at the end).
 //!
 //! `cargo run --release -p draughts-generator --example solve_set -- DIR VARIANT PIECES [SIG...]`
 //! (with signatures: only their pairs, each timed).

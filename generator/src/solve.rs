@@ -383,9 +383,9 @@ impl Found {
     }
 }
 
-/// A pass's segments cut into tasks of about [`CHUNK`] positions each (for each side, long
-/// segments split, short ones grouped), so that a frontier of many short segments does not
-/// become as many tiny tasks.
+/// A pass's segments cut into tasks of [`CHUNK`] to 2·[`CHUNK`] positions (for each side, long
+/// segments split, short ones grouped; each side's last task may be smaller), so that a
+/// frontier of many short segments does not become as many tiny tasks.
 fn tasks(frontier: &[Vec<Vec<u32>>; 2]) -> Vec<(usize, Vec<&[u32]>)> {
     let mut tasks = Vec::new();
     for (side, segments) in frontier.iter().enumerate() {
@@ -503,8 +503,15 @@ pub fn solve_pair(
             let size = index.size() as usize;
             Side {
                 index,
-                values: (0..size).map(|_| AtomicU16::new(0)).collect(),
-                counters: (0..size).map(|_| AtomicU8::new(0)).collect(),
+                // Filled in parallel: the first writes to hundreds of megabytes.
+                values: (0..size)
+                    .into_par_iter()
+                    .map(|_| AtomicU16::new(0))
+                    .collect(),
+                counters: (0..size)
+                    .into_par_iter()
+                    .map(|_| AtomicU8::new(0))
+                    .collect(),
             }
         })
         .collect();
