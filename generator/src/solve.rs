@@ -356,13 +356,18 @@ struct Found {
     by_distance: Vec<[Vec<u32>; 2]>,
 }
 
+/// The slot of `distance` (one entry per side) in a list by distance, grown as needed.
+fn at_distance<T: Default>(by_distance: &mut Vec<[T; 2]>, distance: u16) -> &mut [T; 2] {
+    let d = distance as usize;
+    if by_distance.len() <= d {
+        by_distance.resize_with(d + 1, Default::default);
+    }
+    &mut by_distance[d]
+}
+
 impl Found {
     fn push(&mut self, side: usize, distance: u16, index: u32) {
-        let d = distance as usize;
-        if self.by_distance.len() <= d {
-            self.by_distance.resize_with(d + 1, Default::default);
-        }
-        self.by_distance[d][side].push(index);
+        at_distance(&mut self.by_distance, distance)[side].push(index);
     }
 
     /// Everything found so far, as segments; leaves `self` empty.
@@ -415,11 +420,8 @@ struct Buckets {
 impl Buckets {
     fn add(&mut self, segments: Vec<Segment>) {
         for segment in segments {
-            let d = segment.distance as usize;
-            if self.by_distance.len() <= d {
-                self.by_distance.resize_with(d + 1, Default::default);
-            }
-            self.by_distance[d][segment.side].push(segment.indices);
+            at_distance(&mut self.by_distance, segment.distance)[segment.side]
+                .push(segment.indices);
         }
     }
 
