@@ -35,6 +35,8 @@ pub struct Planned {
 pub trait BuildObserver: Progress {
     /// A pair of tables starts.
     fn pair_started(&self, _planned: &Planned) {}
+    /// A pair of tables is solved; writing its files starts.
+    fn pair_solved(&self, _planned: &Planned) {}
     /// A pair of tables is written.
     fn pair_finished(&self, _planned: &Planned, _stats: &[(Signature, TableStats)]) {}
     /// A pair was already complete on disk.
@@ -142,17 +144,25 @@ pub fn generate_with(
     options: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<(), StoreError> {
-    let tables = TableSet::new(dir, *rules);
-    for planned in plan(pieces) {
+    let mut tables = TableSet::new(dir, *rules);
+    let planned_pairs = plan(pieces);
+    for (step, planned) in planned_pairs.iter().enumerate() {
         let signature = planned.signature;
+        // Unmap what no pair left reads: the smaller tables would otherwise stay resident.
+        tables.close_all_but(
+            planned_pairs[step..]
+                .iter()
+                .flat_map(|p| [p.signature, p.signature.flipped()]),
+        );
         if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
             publish_existing(dir, rules, signature, options)?;
             publish_existing(dir, rules, signature.flipped(), options)?;
-            observer.pair_skipped(&planned);
+            observer.pair_skipped(planned);
             continue;
         }
-        observer.pair_started(&planned);
+        observer.pair_started(planned);
         let solved = solve_pair(rules, &tables, signature, observer)?;
+        observer.pair_solved(planned);
         let mut stats = Vec::new();
         for table in solved {
             write_table(
@@ -171,7 +181,7 @@ pub fn generate_with(
             )?;
             stats.push((table.signature, table.stats));
         }
-        observer.pair_finished(&planned, &stats);
+        observer.pair_finished(planned, &stats);
     }
     Ok(())
 }

@@ -789,9 +789,10 @@ fn verify(
             dir.display()
         ));
     }
-    let tables = TableSet::new(dir, variant.moves);
+    let mut tables = TableSet::new(dir, variant.moves);
     let mut bad = 0;
-    for signature in &signatures {
+    for (step, signature) in signatures.iter().enumerate() {
+        tables.close_all_but(signatures[step..].iter().copied());
         // A damaged or missing table is reported, and the check goes on with the others.
         let found = match verify_table(&tables, variant, *signature, 10) {
             Ok(found) => found,

@@ -14,8 +14,8 @@ use crate::store::TableStats;
 pub struct Bars {
     overall: ProgressBar,
     table: ProgressBar,
-    /// When the pair being solved started.
-    started: Mutex<Instant>,
+    /// When the pair being built started, and when its solving ended.
+    started: Mutex<(Instant, Instant)>,
 }
 
 impl Bars {
@@ -37,7 +37,7 @@ impl Bars {
         Bars {
             overall,
             table,
-            started: Mutex::new(Instant::now()),
+            started: Mutex::new((Instant::now(), Instant::now())),
         }
     }
 
@@ -63,21 +63,25 @@ impl Progress for Bars {
 impl BuildObserver for Bars {
     fn pair_started(&self, planned: &Planned) {
         self.table.set_prefix(pair_name(planned.signature));
-        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        let now = Instant::now();
+        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = (now, now);
         self.table.reset_eta();
+    }
+
+    fn pair_solved(&self, _planned: &Planned) {
+        self.started.lock().unwrap_or_else(|e| e.into_inner()).1 = Instant::now();
+        // Writing reports no progress of its own: an empty bar with the phase's name.
+        self.phase("writing files", 0);
     }
 
     fn pair_finished(&self, planned: &Planned, stats: &[(Signature, TableStats)]) {
         self.overall.inc(planned.positions);
-        let seconds = self
-            .started
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .elapsed()
-            .as_secs_f64();
+        let (started, solved) = *self.started.lock().unwrap_or_else(|e| e.into_inner());
+        let solving = (solved - started).as_secs_f64();
+        let writing = solved.elapsed().as_secs_f64();
         for (signature, s) in stats {
             let line = format!(
-                "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies ({seconds:.1} s for the pair)",
+                "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies (the pair: solved in {solving:.1} s, written in {writing:.1} s)",
                 s.positions, s.wins, s.draws, s.losses, s.max_dtw
             );
             // Without a terminal (a log file, a cluster job) the bars are hidden: print plainly.

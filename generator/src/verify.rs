@@ -9,7 +9,7 @@ use dprobe::{legal_moves, Position, Signature, Value, Variant};
 use rayon::prelude::*;
 
 use crate::store::{StoreError, Table};
-use crate::tableset::TableSet;
+use crate::tableset::{move_targets, TableSet};
 
 /// One position whose stored value is not what its moves give.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,16 +34,10 @@ pub fn verify_table(
     limit: usize,
 ) -> Result<Vec<Inconsistency>, StoreError> {
     let table: &Table = tables.table(signature)?;
-    // Open every table a move can lead to before the parallel pass.
-    for pieces in 2..=signature.pieces() {
-        for sig in Signature::with_pieces(pieces) {
-            if sig.pieces() < signature.pieces()
-                || sig == signature.flipped()
-                || sig.mover_men + sig.opp_men < signature.mover_men + signature.opp_men
-            {
-                tables.table(sig)?;
-            }
-        }
+    // Open every table a move can lead to before the parallel pass. Should a move reach
+    // another table, its value reads as missing and the position is reported.
+    for target in move_targets(signature) {
+        tables.table(target)?;
     }
     let rules = tables.rules();
     let mut found: Vec<Inconsistency> = crate::solve::chunks(table.index.size())

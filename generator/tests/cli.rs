@@ -230,11 +230,12 @@ fn verify_names_an_inconsistent_position_and_a_damaged_file() {
     );
     // Every table is still reported: those whose moves lead into the damaged one name it.
     let signatures = (2..=3).flat_map(Signature::with_pieces).count();
-    assert_eq!(text.lines().count(), signatures + 1, "{text}");
-    assert!(
-        text.contains("KKvK: cannot check") && text.contains("KvK.dtr"),
-        "{text}"
-    );
+    let reports = text.lines().filter(|l| !l.starts_with("    index")).count();
+    assert_eq!(reports, signatures + 1, "{text}");
+    // KvKK reaches KvK by taking a king; KKvK cannot reach it (taking the last king ends the
+    // game), so it is still checked and its planted error still found.
+    assert!(text.contains("KvKK: cannot check"), "{text}");
+    assert!(text.contains("KKvK: INCONSISTENT"), "{text}");
 }
 
 #[test]
