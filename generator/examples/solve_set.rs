@@ -1,51 +1,16 @@
 //! Times the solver alone over every pair up to N pieces, writing nothing: the smaller tables are
-//! read from a finished set, so each pair sees exactly what it would see in a build. Prints how
-//! the time splits between initialisation (with the queueing of what it decided) and
-//! propagation (with the conversion of the values and the statistics at the end).
+//! read from a finished set, so each pair sees exactly what it would see in a build.
 //!
 //! `cargo run --release -p draughts-generator --example solve_set -- DIR VARIANT PIECES [SIG...]`
 //! (with signatures: only their pairs, each timed).
 
 use std::path::Path;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use dprobe::Variant;
 use draughts_generator::generate::plan;
-use draughts_generator::solve::{solve_pair, Progress};
+use draughts_generator::solve::{solve_pair, Silent};
 use draughts_generator::tableset::TableSet;
-
-/// Adds up the time spent in initialisation and in the propagation passes.
-#[derive(Default)]
-struct PhaseClock {
-    /// The phase running now (whether it is initialisation) and since when.
-    current: Mutex<Option<(bool, Instant)>>,
-    initialise: Mutex<Duration>,
-    propagate: Mutex<Duration>,
-}
-
-impl PhaseClock {
-    /// Ends the running phase and adds its time to its kind.
-    fn stop(&self) {
-        if let Some((initialise, since)) = self.current.lock().unwrap().take() {
-            let total = if initialise {
-                &self.initialise
-            } else {
-                &self.propagate
-            };
-            *total.lock().unwrap() += since.elapsed();
-        }
-    }
-}
-
-impl Progress for PhaseClock {
-    fn advance(&self, _: u64) {}
-
-    fn phase(&self, name: &str, _: u64) {
-        self.stop();
-        *self.current.lock().unwrap() = Some((name == "initialise", Instant::now()));
-    }
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -58,7 +23,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let variant: Variant = variant.parse()?;
     let pieces: u32 = pieces.parse()?;
     let tables = TableSet::new(Path::new(dir), variant.moves);
-    let clock = PhaseClock::default();
     let started = Instant::now();
     let mut positions = 0u64;
     for planned in plan(pieces) {
@@ -67,8 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         let pair_started = Instant::now();
-        let solved = solve_pair(&variant.moves, &tables, sig, &clock)?;
-        clock.stop();
+        let solved = solve_pair(&variant.moves, &tables, sig, &Silent)?;
         positions += solved.iter().map(|s| s.values.len() as u64).sum::<u64>();
         if !only.is_empty() {
             println!("{sig}: {:.2} s", pair_started.elapsed().as_secs_f64());
@@ -76,10 +39,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "solved {positions} positions in {seconds:.1} s ({:.1} M positions/s): initialisation {:.1} s, propagation {:.1} s",
+        "solved {positions} positions in {seconds:.1} s ({:.1} M positions/s)",
         positions as f64 / seconds / 1e6,
-        clock.initialise.lock().unwrap().as_secs_f64(),
-        clock.propagate.lock().unwrap().as_secs_f64(),
     );
     Ok(())
 }

@@ -4,50 +4,52 @@
 //! crown a man leads from one to the other. Everything else a move can lead to (a capture: fewer
 //! pieces; a crowning: fewer men) is in a table solved earlier.
 //!
-//! 1. **Initialise**, in parallel over all positions: a position without moves is lost in 0; a
-//!    position with a capture is decided at once from the smaller tables; any other gets a
-//!    counter of its quiet moves into the pair, and a provisional win if a crowning move already
-//!    wins.
-//! 2. **Propagate by distance**: pass `n` takes the positions decided at distance `n` and walks
-//!    their un-moves (a king came from any square along a free diagonal, a man from one square
-//!    behind) to the predecessors, skipping predecessors that had a capture (their quiet moves
-//!    were never legal). A loss in `n` makes every predecessor a win in `n + 1` (or improves a
-//!    slower provisional win); a win in `n` counts a predecessor's counter down, and a counter that
+//! The pair is cut into **slices**: the positions with one placement of the men, with either
+//! side to move. King moves stay in a slice; a man's step leads to a slice whose men have
+//! advanced one rank more in all. Slices are solved level by level, the most advanced men
+//! first, so that every move out of a slice leads to a value already final. Each slice is a
+//! small retrograde problem of its own:
+//!
+//! 1. **Initialise** each position: a position without moves is lost in 0; one with a capture
+//!    is decided at once from the smaller tables; any other reads its men's steps (from the
+//!    smaller tables when they crown, else from the slices solved before), counts its king
+//!    moves, and is decided if it has none, provisionally won if a step already wins.
+//! 2. **Propagate by distance**: pass `n` takes the slice's positions decided at distance `n`
+//!    and walks their king un-moves (a king came from any square along a free diagonal) to the
+//!    predecessors, skipping predecessors that had a capture (their quiet moves were never
+//!    legal). A loss in `n` makes every predecessor a win in `n + 1` (or improves a slower
+//!    provisional win); a win in `n` counts a predecessor's counter down, and a counter that
 //!    reaches zero makes it a loss, as long as the loser can hold out.
-//! 3. Whatever is still undecided is a draw: the game never ends.
+//! 3. Whatever is still undecided is a draw (the game never ends), stored before the less
+//!    advanced slices read it.
+//!
+//! A slice's values fit in a processor's cache (KKMvKMM: 11 thousand positions a side), so its
+//! passes hit the cache, where passes over a whole pair missed it at every predecessor. Slices
+//! of one level are independent: they are solved in parallel, in units of at least a few
+//! thousand positions; a large slice (kings only: the whole pair) runs its own passes in
+//! parallel. The same independence would let a cluster share a level's slices between machines.
 //!
 //! Positions decided at each distance are kept in buckets (one `u32` index each), so a pass
 //! touches only its own positions. Memory per position: a packed `u16` value, a `u8` counter,
-//! and 4 bytes in a bucket for the positions decided at initialisation or later.
-//!
-//! Work in proportion to the positions runs in parallel: each parallel task hands over what it
-//! decided as segments (one per distance and side), and the single-threaded bookkeeping between
-//! passes is per segment. On a machine with many cores, a single-threaded loop over a pair's
-//! positions would take longer than the parallel work around it.
+//! a capture flag bit, and 4 bytes in a bucket while its slice is solved.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use bitvec::vec::BitVec;
-use dprobe::geometry::{king_reach, man_origins, Bitboard};
+use dprobe::geometry::{king_reach, man_steps, Bitboard, PROMOTION_ROW};
 use dprobe::{
-    count_quiet_moves, has_capture, legal_moves, Board, MenRun, Move, MoveRules, Signature,
-    TableIndex, Value,
+    binomial, has_capture, legal_moves, Board, MenRun, Move, MoveRules, Signature, TableIndex,
+    Value,
 };
 use rayon::prelude::*;
 
 use crate::store::{StoreError, TableStats};
 use crate::tableset::TableSet;
 
-/// The row from which a man's step crowns it (rank 7 for the side moving up).
-const CROWNING_STEP_ROW: Bitboard = 0x0F00_0000;
-
 /// Positions handled per parallel task.
 const CHUNK: usize = 1 << 12;
-
-/// Positions scanned per parallel task when queueing what initialisation decided: larger than
-/// [`CHUNK`], so that each distance's segments stay long.
-const QUEUE_CHUNK: usize = 1 << 16;
 
 /// The index range `0..size` cut into chunks for parallel passes.
 pub(crate) fn chunks(size: u64) -> impl ParallelIterator<Item = std::ops::Range<u64>> {
@@ -95,6 +97,94 @@ struct Side {
     index: TableIndex,
     values: Vec<AtomicU16>,
     counters: Vec<AtomicU8>,
+    /// Whether the mover has a capture, 64 positions a word.
+    captures: Vec<AtomicU64>,
+}
+
+/// The positions with one placement of the men, with either side to move: king moves stay
+/// inside it, a man's step leads to a slice whose men have advanced one rank more, captures and
+/// crownings lead to smaller tables. In each side's index, kings vary fastest, so a placement
+/// of the men is one run of consecutive indices.
+#[derive(Clone, Copy)]
+struct Slice {
+    /// The run of the men's placement in the first side, by its number.
+    first: u32,
+    /// The run of the same placement seen by the other side to move, in the partner side (the
+    /// first side again in a pair that is its own flip).
+    partner: u32,
+}
+
+/// A pair's slices, by level: the number of ranks its men have advanced in all.
+struct Slices {
+    /// Positions in one run: the placements of the kings around fixed men.
+    run: u64,
+    by_level: Vec<Vec<Slice>>,
+}
+
+impl Slices {
+    fn of(sides: &[Side]) -> Slices {
+        let signature = sides[0].index.signature();
+        let men = u32::from(signature.mover_men + signature.opp_men);
+        let mover_kings = u32::from(signature.mover_kings);
+        let run = binomial(32 - men, mover_kings)
+            * binomial(32 - men - mover_kings, u32::from(signature.opp_kings));
+        let partner = sides.len() - 1;
+        let runs = sides[0].index.size() / run;
+        let mut slices: Vec<(u8, Slice)> = (0..runs as u32)
+            .into_par_iter()
+            .filter_map(|first| {
+                let board = sides[0].index.board(u64::from(first) * run);
+                let partner_run = (sides[partner].index.index(&board.flipped()) / run) as u32;
+                // In a pair that is its own flip, a placement and its flip are one slice.
+                (partner == 1 || partner_run >= first).then_some((
+                    advancement(&board),
+                    Slice {
+                        first,
+                        partner: partner_run,
+                    },
+                ))
+            })
+            .collect();
+        slices.par_sort_by_key(|&(level, _)| level);
+        let mut by_level: Vec<Vec<Slice>> = Vec::new();
+        for (level, slice) in slices {
+            at_level(&mut by_level, level).push(slice);
+        }
+        Slices { run, by_level }
+    }
+
+    /// The parts of `slice`: (side, first index), one part when a placement is its own flip.
+    fn parts(&self, slice: &Slice, sides: usize) -> impl Iterator<Item = (usize, u64)> {
+        let partner = sides - 1;
+        let second = (partner == 1 || slice.partner != slice.first)
+            .then_some((partner, u64::from(slice.partner) * self.run));
+        std::iter::once((0, u64::from(slice.first) * self.run)).chain(second)
+    }
+}
+
+/// The list at `level`, grown as needed.
+fn at_level(by_level: &mut Vec<Vec<Slice>>, level: u8) -> &mut Vec<Slice> {
+    let l = level as usize;
+    if by_level.len() <= l {
+        by_level.resize_with(l + 1, Vec::new);
+    }
+    &mut by_level[l]
+}
+
+/// How far the men have advanced in all, in ranks: the same from either side's view, and one
+/// more after any man's step.
+fn advancement(board: &Board) -> u8 {
+    let ranks = |men: Bitboard| -> u32 {
+        let mut sum = 0;
+        let mut rest = men;
+        while rest != 0 {
+            sum += rest.trailing_zeros() / 4;
+            rest &= rest - 1;
+        }
+        sum
+    };
+    // The opponent's men advance down the board.
+    (ranks(board.men) + 7 * board.opp_men.count_ones() - ranks(board.opp_men)) as u8
 }
 
 /// A solved table, ready to be written.
@@ -194,46 +284,192 @@ impl PairSolver<'_> {
         Some(value.one_ply_earlier())
     }
 
-    /// Sets up one position (its value if decided or provisionally won, else its counter);
-    /// returns whether it has a capture.
-    fn init(&self, side: usize, index: u64, board: &Board, moves: &mut Vec<Move>) -> bool {
-        let this = &self.sides[side];
-        let board = *board;
-        if board.men & CROWNING_STEP_ROW == 0 && !has_capture(&board, self.rules) {
-            // Every move is a quiet move into the pair: count them without listing them.
-            match count_quiet_moves(&board) {
-                0 => this.values[index as usize].store(Value::Loss(0).pack(), Ordering::Relaxed),
-                n => this.counters[index as usize].store(n as u8, Ordering::Relaxed),
+    /// Sets up one position of a slice: its value if decided or provisionally won, else its
+    /// counter of king moves (the moves that stay in the slice). Returns the value stored, if
+    /// any, and whether the position has a capture.
+    fn init(
+        &self,
+        side: usize,
+        index: u64,
+        board: &Board,
+        moves: &mut Vec<Move>,
+    ) -> (Option<Value>, bool) {
+        let partner = self.partner(side);
+        let mut best_outside: Option<Value> = None;
+        let mut outside = |value: Option<Value>| {
+            // A man's step leads to a slice solved before this one: its value is final.
+            debug_assert!(value.is_some(), "a man's step leads to an unsolved slice");
+            let value = value.unwrap_or(Value::Draw);
+            if best_outside.is_none_or(|best| value.is_better_than(best)) {
+                best_outside = Some(value);
             }
-            return false;
+        };
+        if !has_capture(board, self.rules) {
+            // Quiet moves, without listing the kings': they stay in the slice, only counted.
+            let occupied = board.occupied();
+            let mut in_slice = 0;
+            let mut kings = board.kings;
+            while kings != 0 {
+                in_slice += king_reach(kings.trailing_zeros() as u8, occupied).count_ones();
+                kings &= kings - 1;
+            }
+            let mut men = board.men;
+            while men != 0 {
+                let from = men.trailing_zeros() as u8;
+                men &= men - 1;
+                let mut steps = man_steps(from) & !occupied;
+                while steps != 0 {
+                    let to = steps.trailing_zeros() as u8;
+                    steps &= steps - 1;
+                    let step = Move {
+                        from,
+                        to,
+                        crowned: PROMOTION_ROW & (1 << to) != 0,
+                        captured: 0,
+                    };
+                    outside(self.move_value(board, &step, partner));
+                }
+            }
+            return (
+                self.settle(side, index, in_slice as u8, best_outside),
+                false,
+            );
         }
         moves.clear();
-        legal_moves(&board, self.rules, moves);
-        let capture = moves.first().is_some_and(Move::is_capture);
-        let mut in_pair = 0u8;
-        let mut best_outside: Option<Value> = None;
+        legal_moves(board, self.rules, moves);
         for mv in moves.iter() {
-            if mv.is_capture() || mv.crowned {
-                let value = self.smaller_value(&board.play(mv)).one_ply_earlier();
-                if best_outside.is_none_or(|best| value.is_better_than(best)) {
-                    best_outside = Some(value);
-                }
-            } else {
-                in_pair += 1;
-            }
+            // Every move is a capture: into a smaller table.
+            outside(self.move_value(board, mv, partner));
         }
-        let value = if in_pair == 0 {
-            // Every move leaves the pair (or there is none): decided now.
+        (self.settle(side, index, 0, best_outside), true)
+    }
+
+    /// Stores what initialisation decides for a position with `in_slice` moves inside its slice
+    /// and `best_outside` the best of the others: its value once no move stays inside (a loss
+    /// in 0 without moves), a provisional win if a move outside wins, and its counter.
+    fn settle(
+        &self,
+        side: usize,
+        index: u64,
+        in_slice: u8,
+        best_outside: Option<Value>,
+    ) -> Option<Value> {
+        let this = &self.sides[side];
+        let value = if in_slice == 0 {
             Some(best_outside.unwrap_or(Value::Loss(0)))
         } else {
-            this.counters[index as usize].store(in_pair, Ordering::Relaxed);
-            // Provisional: a quiet move inside the pair may still win faster.
+            this.counters[index as usize].store(in_slice, Ordering::Relaxed);
+            // Provisional: a king move inside the slice may still win faster.
             best_outside.filter(|v| v.wdl() == dprobe::Wdl::Win)
         };
         if let Some(value) = value {
             this.values[index as usize].store(value.pack(), Ordering::Relaxed);
         }
-        capture
+        value
+    }
+
+    /// Solves a unit of slices of one level, every slice of the levels above being solved:
+    /// initialises each position, passes what is decided on by distance within the unit, and
+    /// stores a draw for whatever is still undecided.
+    fn solve_slices(&self, unit: &[Slice], slices: &Slices, progress: &dyn Progress) {
+        let run = slices.run;
+        let parts: Vec<(usize, u64)> = unit
+            .iter()
+            .flat_map(|slice| slices.parts(slice, self.sides.len()))
+            .collect();
+        // Pieces of at most CHUNK positions, grouped into tasks of about CHUNK.
+        let pieces: Vec<(usize, Range<u64>)> = parts
+            .iter()
+            .flat_map(|&(side, start)| {
+                (start..start + run)
+                    .step_by(CHUNK)
+                    .map(move |from| (side, from..(from + CHUNK as u64).min(start + run)))
+            })
+            .collect();
+        let per_task = (CHUNK as u64 / run.min(CHUNK as u64)) as usize;
+        let mut buckets = Buckets::default();
+        let found: Vec<Vec<Segment>> = pieces
+            .par_chunks(per_task)
+            .map_init(
+                || Vec::with_capacity(64),
+                |moves, task| {
+                    let mut found = Found::default();
+                    for (side, range) in task {
+                        self.init_range(*side, range.clone(), moves, &mut found);
+                    }
+                    progress.advance(task.iter().map(|(_, range)| range.end - range.start).sum());
+                    found.take()
+                },
+            )
+            .collect();
+        for segments in found {
+            buckets.add(segments);
+        }
+
+        let mut distance: u16 = 0;
+        while let Some(frontier) = buckets.take(distance) {
+            let found: Vec<Vec<Segment>> = tasks(&frontier)
+                .into_par_iter()
+                .map_init(Scratch::default, |scratch, (side, pieces)| {
+                    let this = &self.sides[side];
+                    for &index in pieces.iter().copied().flatten() {
+                        let packed = this.values[index as usize].load(Ordering::Relaxed);
+                        // A provisional win improved since it was queued is passed on in the
+                        // pass of its new distance.
+                        match Value::unpack(packed) {
+                            Some(value) if value.distance() == Some(distance) => {
+                                self.propagate(side, u64::from(index), value, scratch)
+                            }
+                            _ => {}
+                        }
+                    }
+                    scratch.found.take()
+                })
+                .collect();
+            for segments in found {
+                buckets.add(segments);
+            }
+            distance += 1;
+        }
+
+        // What is still undecided never ends: a draw, which the slices below read as final.
+        parts.par_iter().for_each(|&(side, start)| {
+            self.sides[side].values[start as usize..(start + run) as usize]
+                .par_chunks(CHUNK)
+                .for_each(|values| {
+                    for value in values {
+                        if value.load(Ordering::Relaxed) == 0 {
+                            value.store(Value::Draw.pack(), Ordering::Relaxed);
+                        }
+                    }
+                });
+        });
+    }
+
+    /// Initialises the positions of `range` on one side, queueing those decided, and sets
+    /// their capture flags (one atomic OR per word of 64).
+    fn init_range(&self, side: usize, range: Range<u64>, moves: &mut Vec<Move>, found: &mut Found) {
+        let this = &self.sides[side];
+        let flush = |(word, bits): (u64, u64)| {
+            if bits != 0 {
+                this.captures[word as usize].fetch_or(bits, Ordering::Relaxed);
+            }
+        };
+        let mut pending = (range.start / 64, 0u64);
+        for (index, board) in range.clone().zip(this.index.boards(range)) {
+            let (value, capture) = self.init(side, index, &board, moves);
+            if let Some(distance) = value.and_then(Value::distance) {
+                found.push(side, distance, index as u32);
+            }
+            if capture {
+                if index / 64 != pending.0 {
+                    flush(pending);
+                    pending = (index / 64, 0);
+                }
+                pending.1 |= 1 << (index % 64);
+            }
+        }
+        flush(pending);
     }
 
     /// Passes the value of a position decided at distance `n` on to its predecessors.
@@ -255,14 +491,10 @@ impl PairSolver<'_> {
         preds.clear();
         // King un-moves keep the men where they are: their share of the index is computed once.
         let men = pred_side.index.men_rank(&mover_view);
-        for_each_unmove(&mover_view, |pred, king_moved| {
-            let pred_index = if king_moved {
-                pred_side
-                    .index
-                    .index_with_men(&men, pred.kings, pred.opp_kings)
-            } else {
-                pred_side.index.index(&pred)
-            };
+        for_each_king_unmove(&mover_view, |pred| {
+            let pred_index = pred_side
+                .index
+                .index_with_men(&men, pred.kings, pred.opp_kings);
             preds.push((pred_index as usize, pred));
         });
         // Read every predecessor's value before acting on any: the loads are independent, so
@@ -444,11 +676,10 @@ impl Buckets {
     }
 }
 
-/// Calls `f` with every position from which the side to move in `view` (which has just moved,
-/// and moves up) reached `view` by a quiet move that did not crown a man, and whether that move
-/// was a king's.
+/// Calls `f` with every position from which the side to move in `view` (which has just moved)
+/// reached `view` by a quiet king move: its predecessors in the same slice.
 #[inline]
-fn for_each_unmove(view: &Board, mut f: impl FnMut(Board, bool)) {
+fn for_each_king_unmove(view: &Board, mut f: impl FnMut(Board)) {
     let occupied = view.occupied();
     let mut kings = view.kings;
     while kings != 0 {
@@ -460,20 +691,7 @@ fn for_each_unmove(view: &Board, mut f: impl FnMut(Board, bool)) {
             origins &= origins - 1;
             let mut pred = *view;
             pred.kings = (pred.kings & !(1 << to)) | (1 << from);
-            f(pred, true);
-        }
-    }
-    let mut men = view.men;
-    while men != 0 {
-        let to = men.trailing_zeros() as u8;
-        men &= men - 1;
-        let mut origins = man_origins(to) & !occupied;
-        while origins != 0 {
-            let from = origins.trailing_zeros();
-            origins &= origins - 1;
-            let mut pred = *view;
-            pred.men = (pred.men & !(1 << to)) | (1 << from);
-            f(pred, false);
+            f(pred);
         }
     }
 }
@@ -514,6 +732,10 @@ pub fn solve_pair(
                     .into_par_iter()
                     .map(|_| AtomicU8::new(0))
                     .collect(),
+                captures: (0..size.div_ceil(64))
+                    .into_par_iter()
+                    .map(|_| AtomicU64::new(0))
+                    .collect(),
             }
         })
         .collect();
@@ -525,78 +747,16 @@ pub fn solve_pair(
     };
     let total: u64 = solver.sides.iter().map(|s| s.index.size()).sum();
 
-    progress.phase("initialise", total);
-    let mut buckets = Buckets::default();
-    let mut captures = Vec::new();
-    for side in 0..solver.sides.len() {
-        let size = solver.sides[side].index.size();
-        let flags = flags_by_chunks(
-            size,
-            || Vec::with_capacity(64),
-            |moves, range, words| {
-                let len = range.end - range.start;
-                let boards = solver.sides[side].index.boards(range.clone());
-                for (offset, (index, board)) in range.zip(boards).enumerate() {
-                    let capture = solver.init(side, index, &board, moves);
-                    words[offset / 64] |= u64::from(capture) << (offset % 64);
-                }
-                progress.advance(len);
-            },
-        );
-        captures.push(flags);
-        // Queue what initialisation decided, in index order (which keeps the first passes'
-        // memory accesses close together).
-        let found: Vec<Vec<Segment>> = solver.sides[side]
-            .values
-            .par_chunks(QUEUE_CHUNK)
-            .enumerate()
-            .map(|(number, values)| {
-                let first = number * QUEUE_CHUNK;
-                let mut found = Found::default();
-                for (offset, value) in values.iter().enumerate() {
-                    if let Some(distance) =
-                        Value::unpack(value.load(Ordering::Relaxed)).and_then(Value::distance)
-                    {
-                        found.push(side, distance, (first + offset) as u32);
-                    }
-                }
-                found.take()
-            })
-            .collect();
-        for segments in found {
-            buckets.add(segments);
-        }
-    }
-    solver.first_failure()?;
-
-    // Propagate by distance. A pass decides positions at later distances only.
-    let mut distance: u16 = 0;
-    while let Some(frontier) = buckets.take(distance) {
-        let size = frontier.iter().flatten().map(Vec::len).sum::<usize>() as u64;
-        progress.phase(&format!("distance {distance}"), size);
-        let found: Vec<Vec<Segment>> = tasks(&frontier)
-            .into_par_iter()
-            .map_init(Scratch::default, |scratch, (side, pieces)| {
-                let this = &solver.sides[side];
-                for &index in pieces.iter().copied().flatten() {
-                    let packed = this.values[index as usize].load(Ordering::Relaxed);
-                    // A provisional win improved since it was queued is passed on in the pass
-                    // of its new distance.
-                    match Value::unpack(packed) {
-                        Some(value) if value.distance() == Some(distance) => {
-                            solver.propagate(side, u64::from(index), value, scratch)
-                        }
-                        _ => {}
-                    }
-                }
-                progress.advance(pieces.iter().map(|p| p.len() as u64).sum());
-                scratch.found.take()
-            })
-            .collect();
-        for segments in found {
-            buckets.add(segments);
-        }
-        distance += 1;
+    progress.phase("solve", total);
+    let slices = Slices::of(&solver.sides);
+    // Slices are solved in units of at least CHUNK positions (a unit of small slices is closed
+    // under king moves as well), so that each pass of a unit has work enough to be worth a task.
+    let per_unit = (CHUNK as u64 / slices.run).max(1) as usize;
+    // The most advanced men first: a man's step leads only to a slice one level further on.
+    for level in slices.by_level.iter().rev() {
+        level
+            .par_chunks(per_unit)
+            .for_each(|unit| solver.solve_slices(unit, &slices, progress));
     }
     solver.first_failure()?;
 
@@ -604,16 +764,20 @@ pub fn solve_pair(
         .sides
         .into_iter()
         .zip(signatures)
-        .zip(captures)
-        .map(|((side, signature), captures)| {
+        .map(|(side, signature)| {
+            // Every slice stored its draws: every value is set.
             let values: Vec<u16> = side
                 .values
                 .into_par_iter()
-                .map(|v| match v.into_inner() {
-                    0 => Value::Draw.pack(),
-                    packed => packed,
-                })
+                .map(AtomicU16::into_inner)
                 .collect();
+            let mut captures = BitVec::from_vec(
+                side.captures
+                    .into_iter()
+                    .map(AtomicU64::into_inner)
+                    .collect(),
+            );
+            captures.truncate(values.len());
             let stats = values
                 .par_iter()
                 .enumerate()

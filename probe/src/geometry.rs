@@ -193,6 +193,13 @@ pub(crate) const fn shift_down_right(set: Bitboard) -> Bitboard {
     ((set & ODD_RANKS & !FILE_H) >> 3) | ((set & EVEN_RANKS) >> 4)
 }
 
+/// The squares a man of the side moving up on `square` steps to: one square ahead, up-left and
+/// up-right (whether they are free is for the caller).
+#[inline(always)]
+pub const fn man_steps(square: u8) -> Bitboard {
+    shift_up_left(1 << square) | shift_up_right(1 << square)
+}
+
 /// The squares from which a man of the side moving up reaches `square` in one step: one square
 /// behind it, down-left and down-right (for un-moves).
 #[inline(always)]
@@ -215,6 +222,23 @@ pub const fn rotate_square(square: u8) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn man_steps_go_one_rank_up_diagonally_and_undo_man_origins() {
+        for from in 0..32u8 {
+            let mut expected = 0;
+            for df in [-1, 1] {
+                if let Some(to) = square_at(file_of(from) as i32 + df, rank_of(from) as i32 + 1) {
+                    expected |= 1 << to;
+                }
+            }
+            assert_eq!(man_steps(from), expected, "square {from}");
+            for to in 0..32u8 {
+                let steps = man_steps(from) & (1 << to) != 0;
+                assert_eq!(steps, man_origins(to) & (1 << from) != 0, "{from} -> {to}");
+            }
+        }
+    }
 
     #[test]
     fn squares_map_to_files_and_ranks() {
