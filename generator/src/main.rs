@@ -824,7 +824,7 @@ fn verify(
     }
     out!("{} tables checked, {} inconsistent", signatures.len(), bad);
     if draw.preset != DrawPreset::None {
-        bad += verify_rules(variant, dir, draw, rules_required, &tables, bad == 0);
+        bad += verify_rules(variant, dir, draw, rules_required, &mut tables, bad == 0);
     }
     Ok(if bad == 0 {
         ExitCode::SUCCESS
@@ -840,7 +840,7 @@ fn verify_rules(
     dir: &Path,
     draw: &DrawRules,
     required: bool,
-    pure: &TableSet,
+    pure: &mut TableSet,
     pure_consistent: bool,
 ) -> usize {
     let rule_dir = dir
@@ -865,7 +865,9 @@ fn verify_rules(
     }
     let tables = RuleTables::new(dir, variant.moves, draw.clone());
     let mut bad = 0;
-    for signature in &signatures {
+    for (step, signature) in signatures.iter().enumerate() {
+        // As in the pure check: keep mapped only the pure tables still ahead.
+        pure.close_all_but(signatures[step..].iter().copied());
         match verify_rule_table(pure, &tables, variant, *signature, 10) {
             Ok(found) if found.is_empty() => out!("{signature:>10}: ok ({name})"),
             Ok(found) => {

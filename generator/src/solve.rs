@@ -15,6 +15,7 @@
 //!    smaller tables when they crown, else from the slices solved before), counts its king
 //!    moves, and is decided if it has none, provisionally won if a step already wins.
 //! 2. **Propagate by distance**: pass `n` takes the slice's positions decided at distance `n`
+//!    (a unit of small slices of one level is solved as one: it is closed under king moves too)
 //!    and walks their king un-moves (a king came from any square along a free diagonal) to the
 //!    predecessors, skipping predecessors that had a capture (their quiet moves were never
 //!    legal). A loss in `n` makes every predecessor a win in `n + 1` (or improves a slower
@@ -397,7 +398,6 @@ impl PairSolver<'_> {
                     for (side, range) in task {
                         self.init_range(*side, range.clone(), moves, &mut found);
                     }
-                    progress.advance(task.iter().map(|(_, range)| range.end - range.start).sum());
                     found.take()
                 },
             )
@@ -444,6 +444,7 @@ impl PairSolver<'_> {
                     }
                 });
         });
+        progress.advance(parts.len() as u64 * run);
     }
 
     /// Initialises the positions of `range` on one side, queueing those decided, and sets
@@ -543,8 +544,9 @@ impl PairSolver<'_> {
         }
     }
 
-    /// Every quiet move inside the pair of this position leads to a win for the opponent: its
-    /// value is now the best of all its moves (a loss, unless a move leaving the pair draws).
+    /// Every king move of this position (the moves inside its slice) leads to a win for the
+    /// opponent: its value is now the best of all its moves (a loss, unless a man's step
+    /// draws).
     fn resolve(
         &self,
         side: usize,
@@ -558,7 +560,7 @@ impl PairSolver<'_> {
         let partner = self.partner(side);
         let mut best: Option<Value> = None;
         for mv in moves.iter() {
-            // Every result inside the pair is decided by now.
+            // Every result inside the slice is decided by now, and every other is final.
             let value = self.move_value(board, mv, partner).unwrap_or(Value::Draw);
             if best.is_none_or(|b| value.is_better_than(b)) {
                 best = Some(value);
@@ -757,8 +759,9 @@ pub fn solve_pair(
         level
             .par_chunks(per_unit)
             .for_each(|unit| solver.solve_slices(unit, &slices, progress));
+        // A smaller table that cannot be read stops the pair at the end of the level.
+        solver.first_failure()?;
     }
-    solver.first_failure()?;
 
     let solved = solver
         .sides
@@ -800,4 +803,97 @@ pub fn solve_pair(
         })
         .collect();
     Ok(solved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dprobe::Variant;
+
+    fn sides_of(signature: Signature) -> Vec<Side> {
+        let mut signatures = vec![signature];
+        if signature.flipped() != signature {
+            signatures.push(signature.flipped());
+        }
+        signatures
+            .into_iter()
+            .map(|sig| Side {
+                index: TableIndex::new(sig),
+                values: Vec::new(),
+                counters: Vec::new(),
+                captures: Vec::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn advancement_is_the_same_from_both_sides_and_grows_by_one_with_each_step() {
+        let rules = Variant::RUSSIAN.moves;
+        let mut moves = Vec::new();
+        for name in ["KMvKM", "MMvKM", "KKMvMM", "MMMvMM"] {
+            let index = TableIndex::new(name.parse().unwrap());
+            for i in (0..index.size()).step_by(97) {
+                let board = index.board(i);
+                let level = advancement(&board);
+                assert_eq!(level, advancement(&board.flipped()), "{name} {i}");
+                moves.clear();
+                legal_moves(&board, &rules, &mut moves);
+                for mv in moves.iter().filter(|m| !m.is_capture() && !m.crowned) {
+                    let child = board.play(mv);
+                    let expected = if board.men & (1 << mv.from) != 0 {
+                        level + 1
+                    } else {
+                        level
+                    };
+                    assert_eq!(advancement(&child), expected, "{name} {i} {mv:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slices_cover_every_position_once_and_hold_their_king_moves() {
+        let rules = Variant::RUSSIAN.moves;
+        let mut moves = Vec::new();
+        // Kings only (one slice), men only (one position a slice), pairs that are their own
+        // flip (a placement may be its own flip) and pairs that are not.
+        for name in ["KKvKK", "KKvK", "MMvMM", "KMvKM", "KMvMM", "KKMvK"] {
+            let sides = sides_of(name.parse().unwrap());
+            let slices = Slices::of(&sides);
+            let mut seen: Vec<Vec<u8>> = sides
+                .iter()
+                .map(|s| vec![0; s.index.size() as usize])
+                .collect();
+            let mut slice_of: Vec<Vec<usize>> = seen.iter().map(|s| vec![0; s.len()]).collect();
+            let mut number = 0;
+            for level in &slices.by_level {
+                for slice in level {
+                    number += 1;
+                    for (side, start) in slices.parts(slice, sides.len()) {
+                        for i in start..start + slices.run {
+                            seen[side][i as usize] += 1;
+                            slice_of[side][i as usize] = number;
+                        }
+                    }
+                }
+            }
+            assert!(seen.iter().flatten().all(|&n| n == 1), "{name}");
+            // A king move stays in its slice; a man's step leaves it.
+            let partner = sides.len() - 1;
+            for side in 0..sides.len() {
+                let other = if partner == 0 { 0 } else { 1 - side };
+                let index = &sides[side].index;
+                for i in (0..index.size()).step_by(13) {
+                    let board = index.board(i);
+                    moves.clear();
+                    legal_moves(&board, &rules, &mut moves);
+                    for mv in moves.iter().filter(|m| !m.is_capture() && !m.crowned) {
+                        let child = sides[other].index.index(&board.play(mv)) as usize;
+                        let same = slice_of[other][child] == slice_of[side][i as usize];
+                        assert_eq!(same, board.kings & (1 << mv.from) != 0, "{name} {i} {mv:?}");
+                    }
+                }
+            }
+        }
+    }
 }

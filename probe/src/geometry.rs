@@ -200,13 +200,6 @@ pub const fn man_steps(square: u8) -> Bitboard {
     shift_up_left(1 << square) | shift_up_right(1 << square)
 }
 
-/// The squares from which a man of the side moving up reaches `square` in one step: one square
-/// behind it, down-left and down-right (for un-moves).
-#[inline(always)]
-pub const fn man_origins(square: u8) -> Bitboard {
-    shift_down_left(1 << square) | shift_down_right(1 << square)
-}
-
 /// Turns a set of squares by 180°: square `s` becomes `31 - s`.
 #[inline(always)]
 pub const fn rotate(set: Bitboard) -> Bitboard {
@@ -224,7 +217,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn man_steps_go_one_rank_up_diagonally_and_undo_man_origins() {
+    fn man_steps_go_one_rank_up_diagonally() {
         for from in 0..32u8 {
             let mut expected = 0;
             for df in [-1, 1] {
@@ -233,10 +226,6 @@ mod tests {
                 }
             }
             assert_eq!(man_steps(from), expected, "square {from}");
-            for to in 0..32u8 {
-                let steps = man_steps(from) & (1 << to) != 0;
-                assert_eq!(steps, man_origins(to) & (1 << from) != 0, "{from} -> {to}");
-            }
         }
     }
 
