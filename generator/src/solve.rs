@@ -39,10 +39,10 @@ use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use bitvec::vec::BitVec;
-use dprobe::geometry::{king_reach, man_steps, Bitboard, PROMOTION_ROW};
+use dprobe::geometry::{king_reach, man_steps, rotate, Bitboard, PROMOTION_ROW};
 use dprobe::{
-    binomial, has_capture, legal_moves, Board, MenRun, Move, MoveRules, Signature, TableIndex,
-    Value,
+    binomial, has_capture, legal_moves, Board, MenRank, MenRun, Move, MoveRules, Signature,
+    TableIndex, Value,
 };
 use rayon::prelude::*;
 
@@ -91,6 +91,57 @@ struct Scratch {
     found: Found,
     /// The men last decoded on each side: queued positions come in runs that share them.
     runs: [MenRun; 2],
+}
+
+/// Working space of one thread while initialising.
+#[derive(Default)]
+struct InitScratch {
+    moves: Vec<Move>,
+    steps: MenSteps,
+}
+
+/// The men's steps of one placement of the men, each with the men's share of its result's index
+/// on the partner side (`None`: the step crowns, into a smaller table). The positions of a run
+/// share them: only whether a king stands on a step's square varies.
+#[derive(Default)]
+struct MenSteps {
+    /// The partner side's signature, the mover's and the opponent's men they were made for
+    /// (a task may initialise both sides, whose men can look alike).
+    men: Option<(Signature, Bitboard, Bitboard)>,
+    steps: Vec<(u8, u8, Option<MenRank>)>,
+}
+
+impl MenSteps {
+    /// The steps of `board`'s men, made again only when its men differ from the last board's.
+    fn of(&mut self, board: &Board, partner: &TableIndex) -> &[(u8, u8, Option<MenRank>)] {
+        let key = Some((partner.signature(), board.men, board.opp_men));
+        if self.men != key {
+            self.men = key;
+            self.steps.clear();
+            let men_squares = board.men | board.opp_men;
+            let mut men = board.men;
+            while men != 0 {
+                let from = men.trailing_zeros() as u8;
+                men &= men - 1;
+                let mut steps = man_steps(from) & !men_squares;
+                while steps != 0 {
+                    let to = steps.trailing_zeros() as u8;
+                    steps &= steps - 1;
+                    let rank = (PROMOTION_ROW & (1 << to) == 0).then(|| {
+                        // Only the men matter to their share of the index.
+                        partner.men_rank(&Board {
+                            men: rotate(board.opp_men),
+                            kings: 0,
+                            opp_men: rotate((board.men & !(1 << from)) | (1 << to)),
+                            opp_kings: 0,
+                        })
+                    });
+                    self.steps.push((from, to, rank));
+                }
+            }
+        }
+        &self.steps
+    }
 }
 
 /// One side of the pair being solved.
@@ -293,7 +344,7 @@ impl PairSolver<'_> {
         side: usize,
         index: u64,
         board: &Board,
-        moves: &mut Vec<Move>,
+        scratch: &mut InitScratch,
     ) -> (Option<Value>, bool) {
         let partner = self.partner(side);
         let mut best_outside: Option<Value> = None;
@@ -314,28 +365,39 @@ impl PairSolver<'_> {
                 in_slice += king_reach(kings.trailing_zeros() as u8, occupied).count_ones();
                 kings &= kings - 1;
             }
-            let mut men = board.men;
-            while men != 0 {
-                let from = men.trailing_zeros() as u8;
-                men &= men - 1;
-                let mut steps = man_steps(from) & !occupied;
-                while steps != 0 {
-                    let to = steps.trailing_zeros() as u8;
-                    steps &= steps - 1;
-                    let step = Move {
-                        from,
-                        to,
-                        crowned: PROMOTION_ROW & (1 << to) != 0,
-                        captured: 0,
-                    };
-                    outside(self.move_value(board, &step, partner));
+            let partner_side = &self.sides[partner];
+            for &(from, to, men) in scratch.steps.of(board, &partner_side.index) {
+                if occupied & (1 << to) != 0 {
+                    continue; // a king stands there
                 }
+                let step = Move {
+                    from,
+                    to,
+                    crowned: men.is_none(),
+                    captured: 0,
+                };
+                let value = match men {
+                    // The result seen by the opponent: its kings are ours turned round.
+                    Some(men) => {
+                        let child = partner_side.index.index_with_men(
+                            &men,
+                            rotate(board.opp_kings),
+                            rotate(board.kings),
+                        );
+                        debug_assert_eq!(child, partner_side.index.index(&board.play(&step)));
+                        let packed = partner_side.values[child as usize].load(Ordering::Relaxed);
+                        Value::unpack(packed).map(Value::one_ply_earlier)
+                    }
+                    None => self.move_value(board, &step, partner),
+                };
+                outside(value);
             }
             return (
                 self.settle(side, index, in_slice as u8, best_outside),
                 false,
             );
         }
+        let moves = &mut scratch.moves;
         moves.clear();
         legal_moves(board, self.rules, moves);
         for mv in moves.iter() {
@@ -391,16 +453,13 @@ impl PairSolver<'_> {
         let mut buckets = Buckets::default();
         let found: Vec<Vec<Segment>> = pieces
             .par_chunks(per_task)
-            .map_init(
-                || Vec::with_capacity(64),
-                |moves, task| {
-                    let mut found = Found::default();
-                    for (side, range) in task {
-                        self.init_range(*side, range.clone(), moves, &mut found);
-                    }
-                    found.take()
-                },
-            )
+            .map_init(InitScratch::default, |scratch, task| {
+                let mut found = Found::default();
+                for (side, range) in task {
+                    self.init_range(*side, range.clone(), scratch, &mut found);
+                }
+                found.take()
+            })
             .collect();
         for segments in found {
             buckets.add(segments);
@@ -449,7 +508,13 @@ impl PairSolver<'_> {
 
     /// Initialises the positions of `range` on one side, queueing those decided, and sets
     /// their capture flags (one atomic OR per word of 64).
-    fn init_range(&self, side: usize, range: Range<u64>, moves: &mut Vec<Move>, found: &mut Found) {
+    fn init_range(
+        &self,
+        side: usize,
+        range: Range<u64>,
+        scratch: &mut InitScratch,
+        found: &mut Found,
+    ) {
         let this = &self.sides[side];
         let flush = |(word, bits): (u64, u64)| {
             if bits != 0 {
@@ -458,7 +523,7 @@ impl PairSolver<'_> {
         };
         let mut pending = (range.start / 64, 0u64);
         for (index, board) in range.clone().zip(this.index.boards(range)) {
-            let (value, capture) = self.init(side, index, &board, moves);
+            let (value, capture) = self.init(side, index, &board, scratch);
             if let Some(distance) = value.and_then(Value::distance) {
                 found.push(side, distance, index as u32);
             }
