@@ -178,6 +178,8 @@ impl Slices {
         let signature = sides[0].index.signature();
         let men = u32::from(signature.mover_men + signature.opp_men);
         let mover_kings = u32::from(signature.mover_kings);
+        // The same for the flipped signature (the two kings' counts swap), and for every count
+        // of the opponent's men on the far row: every block of the index is made of whole runs.
         let run = binomial(32 - men, mover_kings)
             * binomial(32 - men - mover_kings, u32::from(signature.opp_kings));
         let partner = sides.len() - 1;
