@@ -202,7 +202,7 @@ impl Slices {
         slices.par_sort_by_key(|&(level, _)| level);
         let mut by_level: Vec<Vec<Slice>> = Vec::new();
         for (level, slice) in slices {
-            at_level(&mut by_level, level).push(slice);
+            grown(&mut by_level, level as usize).push(slice);
         }
         Slices { run, by_level }
     }
@@ -214,15 +214,6 @@ impl Slices {
             .then_some((partner, u64::from(slice.partner) * self.run));
         std::iter::once((0, u64::from(slice.first) * self.run)).chain(second)
     }
-}
-
-/// The list at `level`, grown as needed.
-fn at_level(by_level: &mut Vec<Vec<Slice>>, level: u8) -> &mut Vec<Slice> {
-    let l = level as usize;
-    if by_level.len() <= l {
-        by_level.resize_with(l + 1, Vec::new);
-    }
-    &mut by_level[l]
 }
 
 /// How far the men have advanced in all, in ranks: the same from either side's view, and one
@@ -657,18 +648,17 @@ struct Found {
     by_distance: Vec<[Vec<u32>; 2]>,
 }
 
-/// The slot of `distance` (one entry per side) in a list by distance, grown as needed.
-fn at_distance<T: Default>(by_distance: &mut Vec<[T; 2]>, distance: u16) -> &mut [T; 2] {
-    let d = distance as usize;
-    if by_distance.len() <= d {
-        by_distance.resize_with(d + 1, Default::default);
+/// The entry at `at` of a list by level or distance, the list grown as needed.
+fn grown<T: Default>(list: &mut Vec<T>, at: usize) -> &mut T {
+    if list.len() <= at {
+        list.resize_with(at + 1, Default::default);
     }
-    &mut by_distance[d]
+    &mut list[at]
 }
 
 impl Found {
     fn push(&mut self, side: usize, distance: u16, index: u32) {
-        at_distance(&mut self.by_distance, distance)[side].push(index);
+        grown(&mut self.by_distance, distance as usize)[side].push(index);
     }
 
     /// Everything found so far, as segments; leaves `self` empty.
@@ -721,7 +711,7 @@ struct Buckets {
 impl Buckets {
     fn add(&mut self, segments: Vec<Segment>) {
         for segment in segments {
-            at_distance(&mut self.by_distance, segment.distance)[segment.side]
+            grown(&mut self.by_distance, segment.distance as usize)[segment.side]
                 .push(segment.indices);
         }
     }
