@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use dprobe::{Signature, Variant};
 use draughts_generator::compress::{
-    capture_flags, encode, symbols, Compression, Fill, Kind, Layout,
+    capture_flags, dont_care, encode, symbols, Compression, Fill, Kind, Layout,
 };
 use draughts_generator::store::Table;
 
@@ -55,7 +55,7 @@ fn main() {
                     rules.id,
                     signature,
                     kind,
-                    (&symbols, &captures),
+                    (&symbols, &dont_care(kind, &values, &captures)),
                     layout,
                     fills,
                 )

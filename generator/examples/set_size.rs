@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use dprobe::{Signature, Variant};
-use draughts_generator::compress::{capture_flags, encode, symbols, Fill, Kind, Layout};
+use draughts_generator::compress::{capture_flags, dont_care, encode, symbols, Fill, Kind, Layout};
 use draughts_generator::generate::build_order;
 use draughts_generator::store::Table;
 
@@ -42,7 +42,7 @@ fn main() {
                 rules.id,
                 signature,
                 kind,
-                (&symbols, &captures),
+                (&symbols, &dont_care(kind, &values, &captures)),
                 layout,
                 &[Fill::CHOSEN],
             )

@@ -4,9 +4,11 @@
 //! block and one for the whole file.
 //!
 //! Positions where the mover has a capture are not needed (the probe follows the captures into
-//! smaller tables), so their entries are "don't care": each gets its block's most common symbol
-//! (measured against other fills in the README).
+//! smaller tables), so their entries are "don't care", and so are draws in the DTW file (the
+//! probe reads a position's WDL first): each gets its block's most common symbol (measured
+//! against other fills in the README).
 
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -20,7 +22,8 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 use crate::store::StoreError;
 
 const MAGIC: &[u8; 8] = b"DTBTABLE";
-const FORMAT_VERSION: u16 = 1;
+/// Version 2: draws are don't-care in DTW files.
+const FORMAT_VERSION: u16 = 2;
 const HEADER_LEN: usize = 64;
 const BLOCK_ENTRY_LEN: usize = 16;
 const CODEC_ZSTD: u8 = 1;
@@ -150,7 +153,33 @@ pub fn symbols(values: &[u16], kind: Kind) -> Option<Vec<u16>> {
         .collect()
 }
 
-/// What a don't-care entry (the mover has a capture) is given.
+/// The entries of a file of `kind` that the probe never reads: positions where the mover has a
+/// capture, and in a DTW file draws too (the probe takes them from the WDL file). Not storing
+/// draws' distances makes the DTW files smaller and quicker to compress (README, "Table files").
+pub fn dont_care<'a>(
+    kind: Kind,
+    values: &[u16],
+    captures: &'a BitSlice<u64>,
+) -> Cow<'a, BitSlice<u64>> {
+    match kind {
+        Kind::Wdl => Cow::Borrowed(captures),
+        Kind::Dtw => {
+            let draw = Value::Draw.pack();
+            let mut mask = captures.to_bitvec();
+            mask.as_raw_mut_slice()
+                .par_iter_mut()
+                .zip(values.par_chunks(64))
+                .for_each(|(word, values)| {
+                    for (bit, &value) in values.iter().enumerate() {
+                        *word |= u64::from(value == draw) << bit;
+                    }
+                });
+            Cow::Owned(mask)
+        }
+    }
+}
+
+/// What a don't-care entry (see [`dont_care`]) is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {
     /// The symbol of the position before it: lengthens runs.
@@ -167,11 +196,11 @@ impl Fill {
     /// per block gains under 0.5% for twice the time.
     pub const CHOSEN: Fill = Fill::Majority;
 
-    fn apply(self, block: &[u16], captures: &BitSlice<u64>) -> Vec<u16> {
+    fn apply(self, block: &[u16], dont_care: &BitSlice<u64>) -> Vec<u16> {
         let cared = || {
             block
                 .iter()
-                .zip(captures.iter().by_vals())
+                .zip(dont_care.iter().by_vals())
                 .filter(|&(_, c)| !c)
                 .map(|(&s, _)| s)
         };
@@ -181,9 +210,9 @@ impl Fill {
                 let mut previous = cared().next().unwrap_or(0);
                 block
                     .iter()
-                    .zip(captures.iter().by_vals())
-                    .map(|(&s, capture)| {
-                        if !capture {
+                    .zip(dont_care.iter().by_vals())
+                    .map(|(&s, skip)| {
+                        if !skip {
                             previous = s;
                         }
                         previous
@@ -202,8 +231,8 @@ impl Fill {
                     .map_or(0, |s| s as u16);
                 block
                     .iter()
-                    .zip(captures.iter().by_vals())
-                    .map(|(&s, capture)| if capture { most } else { s })
+                    .zip(dont_care.iter().by_vals())
+                    .map(|(&s, skip)| if skip { most } else { s })
                     .collect()
             }
         }
@@ -233,13 +262,13 @@ fn pack_block(symbols: &[u16], kind: Kind, width: usize) -> Vec<u8> {
 }
 
 /// Compresses a whole table of symbols (see [`symbols`]) into the bytes of a file; entries
-/// flagged in `captures` are don't-care, filled by whichever of `fills` compresses each block
-/// best (the writer passes one).
+/// flagged in `dont_care` (see [`dont_care`]) are filled by whichever of `fills` compresses
+/// each block best (the writer passes one).
 pub fn encode(
     rules: RuleSetId,
     signature: Signature,
     kind: Kind,
-    (symbols, captures): (&[u16], &BitSlice<u64>),
+    (symbols, dont_care): (&[u16], &BitSlice<u64>),
     layout: Layout,
     fills: &[Fill],
 ) -> io::Result<Vec<u8>> {
@@ -257,10 +286,10 @@ pub fn encode(
                 let compressor = compressor
                     .as_mut()
                     .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
-                let captures = &captures[number * per_block..][..block.len()];
+                let dont_care = &dont_care[number * per_block..][..block.len()];
                 let mut best: Option<Vec<u8>> = None;
                 for fill in fills {
-                    let packed = pack_block(&fill.apply(block, captures), kind, width);
+                    let packed = pack_block(&fill.apply(block, dont_care), kind, width);
                     let compressed = compressor.compress(&packed)?;
                     if best.as_ref().is_none_or(|b| compressed.len() < b.len()) {
                         best = Some(compressed);
@@ -364,7 +393,7 @@ pub fn write_compressed(
             rules.id,
             signature,
             kind,
-            (&symbols, captures),
+            (&symbols, &dont_care(kind, values, captures)),
             layout,
             &[Fill::CHOSEN],
         )
@@ -373,4 +402,33 @@ pub fn write_compressed(
         paths.push(path);
     }
     Ok([paths[0].clone(), paths[1].clone()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitvec::bitvec;
+    use bitvec::order::Lsb0;
+
+    #[test]
+    fn dtw_files_skip_draws_and_captures_wdl_files_only_captures() {
+        // 130 positions: three words of flags, the last one partial.
+        let values: Vec<u16> = (0..130u16)
+            .map(|i| match i % 3 {
+                0 => Value::Draw,
+                1 => Value::Win(i),
+                _ => Value::Loss(i),
+            })
+            .map(Value::pack)
+            .collect();
+        let mut captures = bitvec![u64, Lsb0; 0; values.len()];
+        for i in (0..values.len()).step_by(5) {
+            captures.set(i, true);
+        }
+        assert_eq!(*dont_care(Kind::Wdl, &values, &captures), *captures);
+        let dtw = dont_care(Kind::Dtw, &values, &captures);
+        for (i, skipped) in dtw.iter().by_vals().enumerate() {
+            assert_eq!(skipped, i % 3 == 0 || i % 5 == 0, "position {i}");
+        }
+    }
 }

@@ -9,6 +9,9 @@ use dprobe::{
     has_capture, Color, Corruption, Position, ProbeError, Signature, TableFile, Tablebase, Value,
     Variant, Wdl,
 };
+use draughts_generator::compress::{
+    compressed_path, encode, symbols, write_atomically, Fill, Kind, Layout,
+};
 use draughts_generator::generate::generate;
 use draughts_generator::solve::Silent;
 use draughts_generator::store::Table;
@@ -254,6 +257,63 @@ fn undamaged_copy_probes() {
     assert_eq!(tables.probe_wdl(&position).unwrap(), Wdl::Draw);
 }
 
+/// The DTW file stores no draws (FORMAT.md, version 2): the probe takes them from the WDL file,
+/// and reports a DTW entry whose parity disagrees with the WDL file instead of answering.
+#[test]
+fn a_dtw_file_holds_no_draws_and_must_agree_with_the_wdl_file() {
+    let variant = Variant::RUSSIAN;
+    let rules = variant.moves.id;
+    let copy = tempfile::tempdir().unwrap();
+    copy_tables(built(&variant), copy.path(), &variant);
+    let signature: Signature = "KKvK".parse().unwrap();
+    let raw = Table::open(built(&variant), rules, signature, true).unwrap();
+    let quiet = |index: u64| !has_capture(&raw.index.board(index), &variant.moves);
+    let values: Vec<u16> = (0..raw.index.size()).map(|i| raw.packed(i)).collect();
+    // Every draw's entry says "wins in 1 ply", and one quiet win's says "lost now".
+    let mut symbols = symbols(&values, Kind::Dtw).unwrap();
+    for (symbol, &value) in symbols.iter_mut().zip(&values) {
+        if Value::unpack(value) == Some(Value::Draw) {
+            *symbol = 2;
+        }
+    }
+    let contradicted = (0..raw.index.size())
+        .find(|&i| quiet(i) && matches!(raw.value(i), Some(Value::Win(_))))
+        .unwrap();
+    symbols[contradicted as usize] = 1;
+    let nothing_skipped = bitvec::bitvec![u64, bitvec::order::Lsb0; 0; symbols.len()];
+    let bytes = encode(
+        rules,
+        signature,
+        Kind::Dtw,
+        (&symbols, &nothing_skipped),
+        Layout::DTW,
+        &[Fill::Solved],
+    )
+    .unwrap();
+    let path = compressed_path(copy.path(), rules, signature, Kind::Dtw);
+    write_atomically(&path, &bytes).unwrap();
+
+    let tables = tablebase(&variant, copy.path());
+    let mut draws = 0;
+    for index in (0..raw.index.size()).filter(|&i| quiet(i) && i != contradicted) {
+        let position = Position::from_board(&raw.index.board(index), Color::White);
+        let solved = raw.value(index).unwrap();
+        assert_eq!(tables.probe_dtw(&position).unwrap(), solved, "#{index}");
+        draws += usize::from(solved == Value::Draw);
+    }
+    assert!(draws > 1000, "KKvK is mostly drawn: {draws} draws probed");
+    let position = Position::from_board(&raw.index.board(contradicted), Color::White);
+    match tables.probe_dtw(&position).unwrap_err() {
+        ProbeError::Corrupted(c) => {
+            assert_eq!(c.path, path);
+            assert_eq!(c.reason, Corruption::InvalidValue(contradicted));
+        }
+        other => panic!("expected a corrupted table, got {other:?}"),
+    }
+    // The win/draw/loss probe does not read the DTW file.
+    assert_eq!(tables.probe_wdl(&position).unwrap(), Wdl::Win);
+}
+
 #[test]
 fn a_flipped_header_byte_is_reported() {
     for at in [0, 9, 12, 20, 30, 40, 57] {
@@ -261,7 +321,7 @@ fn a_flipped_header_byte_is_reported() {
         let reason = corruption(error, &path);
         let expected = match at {
             0 => Corruption::BadMagic,
-            9 => Corruption::UnsupportedVersion(0x2001),
+            9 => Corruption::UnsupportedVersion(0x2002),
             _ => Corruption::HeaderChecksum,
         };
         assert_eq!(reason, expected, "byte {at}");

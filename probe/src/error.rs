@@ -147,7 +147,7 @@ pub enum Corruption {
     #[error("not a dtb table file (bad magic)")]
     BadMagic,
     /// A format version this reader does not know.
-    #[error("format version {0}, this reader knows version 1")]
+    #[error("format version {0}, which this reader does not know; read it with the dtb version that wrote it, or regenerate the table")]
     UnsupportedVersion(u16),
     /// The header's checksum does not match.
     #[error("header checksum mismatch")]

@@ -19,7 +19,9 @@ use crate::value::{Value, Wdl};
 use crate::variant::RuleSetId;
 
 const MAGIC: &[u8; 8] = b"DTBTABLE";
-const FORMAT_VERSION: u16 = 1;
+/// The versions this reader reads. Version 2 made the draws of a DTW file don't-care; the reader
+/// always takes draws from the WDL file, so version 1's DTW files (draws stored) read the same.
+const READABLE_VERSIONS: std::ops::RangeInclusive<u16> = 1..=2;
 const HEADER_LEN: usize = 64;
 const BLOCK_ENTRY_LEN: usize = 16;
 const CHECKSUM_LEN: usize = 8;
@@ -187,7 +189,7 @@ impl TableFile {
             return Err(corrupt(Corruption::BadMagic));
         }
         let version = u16_at(data, 8);
-        if version != FORMAT_VERSION {
+        if !READABLE_VERSIONS.contains(&version) {
             return Err(corrupt(Corruption::UnsupportedVersion(version)));
         }
         if xxh3_64(&data[..56]) != u64_at(data, 56) {

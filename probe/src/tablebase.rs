@@ -531,11 +531,13 @@ impl Tablebase {
     }
 
     /// The exact value for the side to move: win or loss with the distance in plies to the end
-    /// of the game under best play, or draw.
+    /// of the game under best play, or draw. It reads the `.wdl` file first: a `.dtw` file
+    /// stores no draws (FORMAT.md), so it needs both.
     ///
     /// # Errors
     ///
-    /// As [`Tablebase::probe_wdl`], with `.dtw` files.
+    /// As [`Tablebase::probe_wdl`], with `.dtw` files too; [`ProbeError::Corrupted`] also when
+    /// the two files disagree on a position.
     pub fn probe_dtw(&self, position: &Position) -> Result<Value, ProbeError> {
         let board = position.board();
         self.check(&board)?;
@@ -636,7 +638,8 @@ impl Tablebase {
             });
         }
         let (symbol, index) = self.lookup(board, TableKind::Wdl)?;
-        decode_wdl(symbol, TableKind::Wdl).ok_or_else(|| self.invalid_value(board, index))
+        decode_wdl(symbol, TableKind::Wdl)
+            .ok_or_else(|| self.invalid_value(board, index, TableKind::Wdl))
     }
 
     fn dtw(&self, board: &Board) -> Result<Value, ProbeError> {
@@ -657,12 +660,24 @@ impl Tablebase {
                 Ok(best)
             });
         }
-        Ok(decode_dtw(self.lookup(board, TableKind::Dtw)?.0))
+        // A DTW file's draw entries are don't-care (FORMAT.md): the WDL file tells draws apart,
+        // and the distance's parity must agree with it.
+        let (symbol, index) = self.lookup(board, TableKind::Wdl)?;
+        let wdl = decode_wdl(symbol, TableKind::Wdl)
+            .ok_or_else(|| self.invalid_value(board, index, TableKind::Wdl))?;
+        if wdl == Wdl::Draw {
+            return Ok(Value::Draw);
+        }
+        let (symbol, index) = self.lookup(board, TableKind::Dtw)?;
+        match decode_dtw(symbol) {
+            value if value.wdl() == wdl => Ok(value),
+            _ => Err(self.invalid_value(board, index, TableKind::Dtw)),
+        }
     }
 
-    fn invalid_value(&self, board: &Board, index: u64) -> ProbeError {
+    fn invalid_value(&self, board: &Board, index: u64, kind: TableKind) -> ProbeError {
         let path = self
-            .entry(Signature::of(board), TableKind::Wdl)
+            .entry(Signature::of(board), kind)
             .map_or_else(|_| PathBuf::new(), |(entry, _)| entry.path.clone());
         ProbeError::Corrupted(crate::error::CorruptedTable {
             path,
