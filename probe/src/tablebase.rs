@@ -668,8 +668,9 @@ impl Tablebase {
         if wdl == Wdl::Draw {
             return Ok(Value::Draw);
         }
-        let (symbol, index) = self.lookup(board, TableKind::Dtw)?;
-        match decode_dtw(symbol) {
+        // Both files of a table share its index: the position's is computed once.
+        let (file, id) = self.file(Signature::of(board), TableKind::Dtw)?;
+        match decode_dtw(self.symbol_at(file, id, index)?) {
             value if value.wdl() == wdl => Ok(value),
             _ => Err(self.invalid_value(board, index, TableKind::Dtw)),
         }
@@ -701,7 +702,15 @@ impl Tablebase {
     /// The stored symbol of a position without a capture, and its index.
     #[inline]
     fn lookup(&self, board: &Board, kind: TableKind) -> Result<(u16, u64), ProbeError> {
-        let (entry, id) = self.entry(Signature::of(board), kind)?;
+        let (file, id) = self.file(Signature::of(board), kind)?;
+        let index = file.index().index(board);
+        Ok((self.symbol_at(file, id, index)?, index))
+    }
+
+    /// The opened file of a table, and its id in the block cache.
+    #[inline]
+    fn file(&self, signature: Signature, kind: TableKind) -> Result<(&TableFile, u32), ProbeError> {
+        let (entry, id) = self.entry(signature, kind)?;
         let file = entry
             .file
             .get_or_init(|| {
@@ -711,15 +720,19 @@ impl Tablebase {
             })
             .as_ref()
             .map_err(Clone::clone)?;
-        let index = file.index().index(board);
+        Ok((file, id))
+    }
+
+    /// The symbol stored at `index` of `file`.
+    #[inline]
+    fn symbol_at(&self, file: &TableFile, id: u32, index: u64) -> Result<u16, ProbeError> {
         let (block, offset) = file.locate(index);
         let symbol = self.cache.with_block(
             BlockCache::key(id, block),
             |out| file.read_block(block, out),
             |bytes| file.symbol(bytes, offset),
         )?;
-        let symbol = symbol.ok_or_else(|| file.corrupt(Corruption::BlockData(block)))?;
-        Ok((symbol, index))
+        Ok(symbol.ok_or_else(|| file.corrupt(Corruption::BlockData(block)))?)
     }
 }
 
