@@ -496,6 +496,7 @@ fn info(file: &Path) -> Result<ExitCode, String> {
     let table = TableFile::open(file).map_err(|e| e.to_string())?;
     let h = table.header();
     out!("file               {}", file.display());
+    out!("format version     {}", h.version);
     out!("kind               {}", h.kind);
     out!("rule set           {}", h.rules.name());
     out!(
@@ -511,7 +512,10 @@ fn info(file: &Path) -> Result<ExitCode, String> {
         "encoding           {}",
         match h.dtw_width {
             0 => "2 bits per position (0 loss, 1 draw, 2 win)".to_string(),
-            w => format!("{w} byte(s) per position (0 draw, else distance + 1)"),
+            w if h.version == 1 => format!("{w} byte(s) per position (0 draw, else distance + 1)"),
+            w => format!(
+                "{w} byte(s) per position (distance + 1; draws are read from the .wdl file)"
+            ),
         }
     );
     out!("largest symbol     {}", h.max_symbol);

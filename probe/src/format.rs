@@ -36,6 +36,8 @@ pub(crate) const MAX_TABLE_PIECES: u32 = 10;
 /// The header of a table file: what [`TableFile::header`] returns and `dtb info` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableHeader {
+    /// The format version (docs/FORMAT.md): from 2 on, a DTW file stores no draws.
+    pub version: u16,
     /// WDL or DTW.
     pub kind: TableKind,
     /// The move rules the table was solved under.
@@ -50,7 +52,7 @@ pub struct TableHeader {
     pub blocks: u32,
     /// Bytes per position in a decompressed DTW block (1 or 2); 0 for WDL (2 bits each).
     pub dtw_width: u8,
-    /// The largest stored symbol (WDL: 0–2; DTW: 0 for a draw, else distance + 1).
+    /// The largest stored symbol (WDL: 0–2; DTW: distance + 1, or 0 for a draw in version 1).
     pub max_symbol: u16,
     /// The length of the file in bytes.
     pub file_len: u64,
@@ -453,6 +455,7 @@ fn parse_header(data: &[u8], len: u64) -> Result<TableHeader, Corruption> {
         _ => return Err(Corruption::BadHeader("unknown value encoding")),
     };
     Ok(TableHeader {
+        version: u16_at(data, 8),
         kind,
         rules,
         signature,
