@@ -141,16 +141,19 @@ pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> BitVec<u64> {
 pub fn symbols(values: &[u16], kind: Kind) -> Option<Vec<u16>> {
     values
         .par_iter()
-        .map(|&packed| {
-            Some(match (kind, Value::unpack(packed)?) {
-                (Kind::Wdl, Value::Loss(_)) => 0,
-                (Kind::Wdl, Value::Draw) => 1,
-                (Kind::Wdl, Value::Win(_)) => 2,
-                (Kind::Dtw, Value::Draw) => 0,
-                (Kind::Dtw, Value::Win(d) | Value::Loss(d)) => d.checked_add(1)?,
-            })
-        })
+        .map(|&packed| symbol(kind, Value::unpack(packed)?))
         .collect()
+}
+
+/// The symbol of one value (see [`symbols`]); `None` if the distance does not fit.
+pub fn symbol(kind: Kind, value: Value) -> Option<u16> {
+    Some(match (kind, value) {
+        (Kind::Wdl, Value::Loss(_)) => 0,
+        (Kind::Wdl, Value::Draw) => 1,
+        (Kind::Wdl, Value::Win(_)) => 2,
+        (Kind::Dtw, Value::Draw) => 0,
+        (Kind::Dtw, Value::Win(d) | Value::Loss(d)) => d.checked_add(1)?,
+    })
 }
 
 /// The entries of a file of `kind` that the probe never reads: positions where the mover has a

@@ -17,7 +17,7 @@ use draughts_generator::rule_stats::RuleStats;
 use draughts_generator::rule_verify::{verify_rule_table, RuleTables};
 use draughts_generator::store::{table_path, Table};
 use draughts_generator::tableset::TableSet;
-use draughts_generator::verify::verify_table;
+use draughts_generator::verify::{check_published, verify_table};
 
 /// Prints a line to standard output; a closed pipe (`dtb stats | head`) is not an error.
 macro_rules! out {
@@ -806,14 +806,16 @@ fn verify(
                 continue;
             }
         };
-        let files = verify_compressed(dir, variant, *signature);
-        if let Err(problem) = &files {
-            bad += 1;
-            out!("{signature:>10}: {problem}");
-        } else if found.is_empty() {
+        let files = verify_compressed(dir, variant, *signature).and_then(|()| {
+            let table = tables.table(*signature).map_err(|e| e.to_string())?;
+            check_published(dir, &variant.moves, table)
+        });
+        if found.is_empty() && files.is_ok() {
             out!("{signature:>10}: ok");
-        } else {
-            bad += 1;
+            continue;
+        }
+        bad += 1;
+        if !found.is_empty() {
             out!("{signature:>10}: INCONSISTENT");
             for f in found {
                 out!(
@@ -824,6 +826,9 @@ fn verify(
                     f.expected
                 );
             }
+        }
+        if let Err(problem) = &files {
+            out!("{signature:>10}: {problem}");
         }
     }
     out!("{} tables checked, {} inconsistent", signatures.len(), bad);

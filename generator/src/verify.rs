@@ -5,9 +5,12 @@
 //!
 //! It shares nothing with the solver but the move generator and the table files.
 
-use dprobe::{legal_moves, Position, Signature, Value, Variant};
+use std::path::Path;
+
+use dprobe::{legal_moves, MoveRules, Position, Signature, TableFile, Value, Variant};
 use rayon::prelude::*;
 
+use crate::compress::{capture_flags, compressed_path, symbol, Kind};
 use crate::store::{StoreError, Table};
 use crate::tableset::{move_targets, TableSet};
 
@@ -80,4 +83,54 @@ pub fn verify_table(
     found.sort_by_key(|i| i.index);
     found.truncate(limit);
     Ok(found)
+}
+
+/// Checks that the published `.wdl` and `.dtw` files of `table` hold its values: every entry the
+/// probe reads (positions without a capture; in the `.dtw` file, those not drawn) must be the
+/// symbol of the raw value. The files' own checksums are checked too, block by block.
+///
+/// # Errors
+///
+/// What is wrong, naming the file and the first position that disagrees.
+pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(), String> {
+    let signature = table.index.signature();
+    let captures = capture_flags(rules, &table.index);
+    for kind in [Kind::Wdl, Kind::Dtw] {
+        let path = compressed_path(dir, rules.id, signature, kind);
+        let file = TableFile::open(&path).map_err(|e| e.to_string())?;
+        let header = file.header();
+        if header.rules != rules.id
+            || header.signature != signature
+            || header.positions != table.index.size()
+        {
+            return Err(format!("{}: holds another table", path.display()));
+        }
+        // The first position that disagrees, over every block in parallel.
+        let first_wrong = (0..header.blocks)
+            .into_par_iter()
+            .map_init(Vec::new, |symbols, block| -> Result<Option<u64>, String> {
+                let first = file
+                    .block_symbols(block, symbols)
+                    .map_err(|e| e.to_string())?;
+                Ok(symbols.iter().zip(first..).find_map(|(&stored, index)| {
+                    let value = table.value(index);
+                    let read = !captures[index as usize]
+                        && (kind == Kind::Wdl || value != Some(Value::Draw));
+                    let expected = value.and_then(|v| symbol(kind, v));
+                    (read && expected != Some(stored)).then_some(index)
+                }))
+            })
+            .collect::<Result<Vec<_>, String>>()?
+            .into_iter()
+            .flatten()
+            .min();
+        if let Some(index) = first_wrong {
+            return Err(format!(
+                "{}: position {index} does not hold the raw table's value {:?}; run `dtb generate` again after deleting it",
+                path.display(),
+                table.value(index)
+            ));
+        }
+    }
+    Ok(())
 }

@@ -15,6 +15,7 @@ use draughts_generator::compress::{
 use draughts_generator::generate::generate;
 use draughts_generator::solve::Silent;
 use draughts_generator::store::Table;
+use draughts_generator::verify::check_published;
 
 /// Tables up to 4 pieces for one variant, built once per test run.
 fn built(variant: &Variant) -> &'static Path {
@@ -291,7 +292,16 @@ fn a_dtw_file_holds_no_draws_and_must_agree_with_the_wdl_file() {
     )
     .unwrap();
     let path = compressed_path(copy.path(), rules, signature, Kind::Dtw);
+    // The files as written hold the raw values wherever the probe reads them.
+    check_published(copy.path(), &variant.moves, &raw).unwrap();
     write_atomically(&path, &bytes).unwrap();
+    // `dtb verify`'s check of the published files finds the contradicted entry, and only it:
+    // the draws' entries are don't-care.
+    let problem = check_published(copy.path(), &variant.moves, &raw).unwrap_err();
+    assert!(
+        problem.contains("KKvK.dtw") && problem.contains(&format!("position {contradicted} ")),
+        "{problem}"
+    );
 
     let tables = tablebase(&variant, copy.path());
     let mut draws = 0;

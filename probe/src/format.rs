@@ -368,6 +368,41 @@ impl TableFile {
         }
     }
 
+    /// The stored symbols of block `block` (see docs/FORMAT.md, "Blocks"), in index order, into
+    /// `symbols`; returns the index of the block's first position. Don't-care entries come out
+    /// as stored. For tools that compare a whole file with other data (`dtb verify` checks the
+    /// files against the generator's raw values); probing reads single positions instead.
+    ///
+    /// ```no_run
+    /// use dprobe::TableFile;
+    ///
+    /// let file = TableFile::open("tables/russian/KKvK.wdl".as_ref())?;
+    /// let mut symbols = Vec::new();
+    /// for block in 0..file.header().blocks {
+    ///     let first = file.block_symbols(block, &mut symbols)?;
+    ///     let draws = symbols.iter().filter(|&&s| s == 1).count();
+    ///     println!("positions {first}..: {draws} stored draws");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptedTable`] if the block's checksum or size is wrong, or `block` is past the last.
+    pub fn block_symbols(&self, block: u32, symbols: &mut Vec<u16>) -> Result<u64, CorruptedTable> {
+        if block >= self.header.blocks {
+            return Err(self.corrupt(Corruption::BlockData(block)));
+        }
+        let mut bytes = Vec::new();
+        self.read_block(block, &mut bytes)?;
+        symbols.clear();
+        for offset in 0..self.positions_in(block) as usize {
+            let symbol = self.symbol(&bytes, offset);
+            symbols.push(symbol.ok_or_else(|| self.corrupt(Corruption::BlockData(block)))?);
+        }
+        Ok(u64::from(block) * u64::from(self.header.positions_per_block))
+    }
+
     /// Checks the whole file: its checksum, then every block (checksum, size, values).
     ///
     /// # Errors
