@@ -136,8 +136,8 @@ pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> BitVec<u64> {
 }
 
 /// One symbol per position: the WDL code (0 loss, 1 draw, 2 win) or the DTW code (distance + 1,
-/// whose parity tells a win from a loss; 0 for a draw, an entry [`dont_care`] leaves out). `None` if a packed
-/// value is invalid.
+/// whose parity tells a win from a loss; 0 for a draw, an entry [`dont_care`] leaves out).
+/// `None` if a packed value is invalid.
 pub fn symbols(values: &[u16], kind: Kind) -> Option<Vec<u16>> {
     values
         .par_iter()

@@ -85,19 +85,27 @@ pub fn verify_table(
     Ok(found)
 }
 
-/// Checks that the published `.wdl` and `.dtw` files of `table` hold its values: every entry the
-/// probe reads (positions without a capture; in the `.dtw` file, those not drawn) must be the
-/// symbol of the raw value. The files' own checksums are checked too, block by block.
+/// Checks the published `.wdl` and `.dtw` files of `table`: present, of the right table, every
+/// checksum intact and every symbol valid ([`TableFile::verify`]), and every entry the probe
+/// reads (positions without a capture; in the `.dtw` file, those not drawn) the symbol of the
+/// raw value.
 ///
 /// # Errors
 ///
-/// What is wrong, naming the file and the first position that disagrees.
+/// What is wrong, naming the file and, for a wrong entry, the first position that disagrees.
 pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(), String> {
     let signature = table.index.signature();
     let captures = capture_flags(rules, &table.index);
     for kind in [Kind::Wdl, Kind::Dtw] {
         let path = compressed_path(dir, rules.id, signature, kind);
-        let file = TableFile::open(&path).map_err(|e| e.to_string())?;
+        let file = TableFile::open(&path).map_err(|e| match e {
+            dprobe::ProbeError::Io { .. } if !path.exists() => format!(
+                "missing {}; run `dtb generate` again to write it",
+                path.display()
+            ),
+            e => e.to_string(),
+        })?;
+        file.verify().map_err(|e| e.to_string())?;
         let header = file.header();
         if header.rules != rules.id
             || header.signature != signature
