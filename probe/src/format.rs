@@ -414,18 +414,14 @@ impl TableFile {
         if xxh3_64(&data[..body]) != u64_at(data, body) {
             return Err(self.corrupt(Corruption::FileChecksum));
         }
-        let mut buffer = Vec::new();
+        let mut symbols = Vec::new();
         for block in 0..self.header.blocks {
-            self.read_block(block, &mut buffer)?;
-            let first = u64::from(block) * u64::from(self.header.positions_per_block);
-            for offset in 0..self.positions_in(block) as usize {
-                let valid = self
-                    .symbol(&buffer, offset)
-                    .and_then(|s| decode_wdl(s, self.header.kind))
-                    .is_some();
-                if !valid {
-                    return Err(self.corrupt(Corruption::InvalidValue(first + offset as u64)));
-                }
+            let first = self.block_symbols(block, &mut symbols)?;
+            let invalid = symbols
+                .iter()
+                .position(|&s| decode_wdl(s, self.header.kind).is_none());
+            if let Some(offset) = invalid {
+                return Err(self.corrupt(Corruption::InvalidValue(first + offset as u64)));
             }
         }
         Ok(())

@@ -637,9 +637,15 @@ impl Tablebase {
                 Ok(best)
             });
         }
+        Ok(self.stored_wdl(board)?.0)
+    }
+
+    /// The `.wdl` entry of a position without a capture, and its index.
+    fn stored_wdl(&self, board: &Board) -> Result<(Wdl, u64), ProbeError> {
         let (symbol, index) = self.lookup(board, TableKind::Wdl)?;
-        decode_wdl(symbol, TableKind::Wdl)
-            .ok_or_else(|| self.invalid_value(board, index, TableKind::Wdl))
+        let wdl = decode_wdl(symbol, TableKind::Wdl)
+            .ok_or_else(|| self.invalid_value(board, index, TableKind::Wdl))?;
+        Ok((wdl, index))
     }
 
     fn dtw(&self, board: &Board) -> Result<Value, ProbeError> {
@@ -662,9 +668,7 @@ impl Tablebase {
         }
         // A DTW file's draw entries are don't-care (FORMAT.md): the WDL file tells draws apart,
         // and the distance's parity must agree with it.
-        let (symbol, index) = self.lookup(board, TableKind::Wdl)?;
-        let wdl = decode_wdl(symbol, TableKind::Wdl)
-            .ok_or_else(|| self.invalid_value(board, index, TableKind::Wdl))?;
+        let (wdl, index) = self.stored_wdl(board)?;
         if wdl == Wdl::Draw {
             return Ok(Value::Draw);
         }
