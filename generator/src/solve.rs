@@ -41,8 +41,8 @@ use std::sync::Mutex;
 use bitvec::vec::BitVec;
 use dprobe::geometry::{king_reach, man_steps, rotate, Bitboard, PROMOTION_ROW};
 use dprobe::{
-    binomial, has_capture, legal_moves, Board, MenRank, MenRun, Move, MoveRules, Signature,
-    TableIndex, Value,
+    binomial, capture_moves, has_capture, quiet_moves, Board, MenRank, MenRun, Move, MoveRules,
+    Signature, TableIndex, Value,
 };
 use rayon::prelude::*;
 
@@ -392,7 +392,7 @@ impl PairSolver<'_> {
         }
         let moves = &mut scratch.moves;
         moves.clear();
-        legal_moves(board, self.rules, moves);
+        capture_moves(board, self.rules, moves);
         for mv in moves.iter() {
             // Every move is a capture: into a smaller table.
             outside(self.move_value(board, mv, partner));
@@ -614,7 +614,8 @@ impl PairSolver<'_> {
         found: &mut Found,
     ) {
         moves.clear();
-        legal_moves(board, self.rules, moves);
+        // A position with a capture was decided at initialisation: this one has none.
+        quiet_moves(board, moves);
         let partner = self.partner(side);
         let mut best: Option<Value> = None;
         for mv in moves.iter() {
@@ -865,7 +866,7 @@ pub fn solve_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dprobe::Variant;
+    use dprobe::{legal_moves, Variant};
 
     fn sides_of(signature: Signature) -> Vec<Side> {
         let mut signatures = vec![signature];

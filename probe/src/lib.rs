@@ -41,7 +41,10 @@ pub use draw_rules::{
 pub use error::{CorruptedTable, Corruption, ProbeError, TableKind};
 pub use format::{TableFile, TableHeader};
 pub use index::{binomial, positions_with_pieces, MenRank, MenRun, TableIndex};
-pub use movegen::{count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths};
+pub use movegen::{
+    capture_moves, count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths,
+    quiet_moves,
+};
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;
 pub use rule_file::{

@@ -289,8 +289,9 @@ fn select_captures(board: &Board, rules: &MoveRules, moves: &mut Vec<Move>, star
     moves.truncate(kept);
 }
 
-/// Appends the quiet (non-capturing) moves of the side to move to `out`.
-fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
+/// Appends the quiet (non-capturing) moves of the side to move to `out`: its legal moves when
+/// [`has_capture`] is false. For a caller that has already asked, this spares asking again.
+pub fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
     let occupied = board.occupied();
     for from in squares(board.men) {
         for dir in Direction::FORWARD {
@@ -320,13 +321,21 @@ fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
 /// Appends every legal move of the side to move to `out` (which is not cleared first): the
 /// captures the rules allow if there is any capture, otherwise the quiet moves.
 pub fn legal_moves(board: &Board, rules: &MoveRules, out: &mut Vec<Move>) {
-    let start = out.len();
     if has_capture(board, rules) {
-        let pieces = board.kings | men_that_capture(board, rules);
-        search_captures(board, rules, pieces, out);
-        select_captures(board, rules, out, start);
+        capture_moves(board, rules, out);
     } else {
         quiet_moves(board, out);
+    }
+}
+
+/// Appends the captures the rules allow to `out` (which is not cleared first): the legal moves
+/// when [`has_capture`] is true, each distinct result once. Nothing when there is no capture.
+pub fn capture_moves(board: &Board, rules: &MoveRules, out: &mut Vec<Move>) {
+    let start = out.len();
+    let pieces = board.kings | men_that_capture(board, rules);
+    search_captures(board, rules, pieces, out);
+    if out.len() > start {
+        select_captures(board, rules, out, start);
     }
 }
 
