@@ -13,14 +13,18 @@
 //! 1. **Initialise** each position: a position without moves is lost in 0; one with a capture
 //!    is decided at once from the smaller tables; any other reads its men's steps (from the
 //!    smaller tables when they crown, else from the slices solved before), counts its king
-//!    moves, and is decided if it has none, provisionally won if a step already wins.
+//!    moves, and is decided if it has none, provisionally won if a step already wins. Its
+//!    counter holds its king moves and one more for its best move out of the slice, if any:
+//!    that one is never counted down if it draws, and counted down in the pass of its
+//!    distance if it loses.
 //! 2. **Propagate by distance**: pass `n` takes the slice's positions decided at distance `n`
 //!    (a unit of small slices of one level is solved as one: it is closed under king moves too)
 //!    and walks their king un-moves (a king came from any square along a free diagonal) to the
 //!    predecessors, skipping predecessors that had a capture (their quiet moves were never
 //!    legal). A loss in `n` makes every predecessor a win in `n + 1` (or improves a slower
-//!    provisional win); a win in `n` counts a predecessor's counter down, and a counter that
-//!    reaches zero makes it a loss, as long as the loser can hold out.
+//!    provisional win); a win in `n` counts a predecessor's counter down, as does a move out of
+//!    a slice that loses in `n + 1`. A counter that reaches zero in pass `n` makes a loss in
+//!    `n + 1`: every move has been counted, the slowest last, so no move is generated again.
 //! 3. Whatever is still undecided is a draw (the game never ends), stored before the less
 //!    advanced slices read it.
 //!
@@ -41,8 +45,8 @@ use std::sync::Mutex;
 use bitvec::vec::BitVec;
 use dprobe::geometry::{king_reach, man_steps, rotate, Bitboard, PROMOTION_ROW};
 use dprobe::{
-    binomial, capture_moves, has_capture, quiet_moves, Board, MenRank, MenRun, Move, MoveRules,
-    Signature, TableIndex, Value,
+    binomial, capture_moves, has_capture, Board, MenRank, MenRun, Move, MoveRules, Signature,
+    TableIndex, Value,
 };
 use rayon::prelude::*;
 
@@ -85,8 +89,7 @@ pub(crate) fn flags_by_chunks<S>(
 /// Working space of one thread, reused from position to position.
 #[derive(Default)]
 struct Scratch {
-    moves: Vec<Move>,
-    preds: Vec<(usize, Board)>,
+    preds: Vec<usize>,
     seen: Vec<u16>,
     found: Found,
     /// The men last decoded on each side: queued positions come in runs that share them.
@@ -232,6 +235,14 @@ fn advancement(board: &Board) -> u8 {
     (ranks(board.men) + 7 * board.opp_men.count_ones() - ranks(board.opp_men)) as u8
 }
 
+/// What initialisation settles for a position.
+struct Settled {
+    /// The value stored, final or a provisional win.
+    value: Option<Value>,
+    /// The pass in which the position's best move out of its slice, a loss, is counted down.
+    exit: Option<u16>,
+}
+
 /// A solved table, ready to be written.
 pub struct Solved {
     /// Its signature.
@@ -330,15 +341,15 @@ impl PairSolver<'_> {
     }
 
     /// Sets up one position of a slice: its value if decided or provisionally won, else its
-    /// counter of king moves (the moves that stay in the slice). Returns the value stored, if
-    /// any, and whether the position has a capture.
+    /// counter (see [`PairSolver::settle`]). Returns what was settled and whether the position
+    /// has a capture.
     fn init(
         &self,
         side: usize,
         index: u64,
         board: &Board,
         scratch: &mut InitScratch,
-    ) -> (Option<Value>, bool) {
+    ) -> (Settled, bool) {
         let partner = self.partner(side);
         let mut best_outside: Option<Value> = None;
         let mut outside = |value: Option<Value>| {
@@ -403,25 +414,42 @@ impl PairSolver<'_> {
     /// Stores what initialisation decides for a position with `in_slice` moves inside its slice
     /// and `best_outside` the best of the others: its value once no move stays inside (a loss
     /// in 0 without moves), a provisional win if a move outside wins, and its counter.
+    ///
+    /// The moves outside count as one more move in the counter, so that the counter reaches
+    /// zero exactly when the position is lost, at the distance of its longest defence: a move
+    /// outside that draws is never counted down (the position cannot be lost); one that loses
+    /// is counted down in the pass of its distance, the returned [`Settled::exit`]. A position
+    /// whose counter reaches zero in pass `n` is then lost in `n + 1` without looking at its
+    /// moves again.
     fn settle(
         &self,
         side: usize,
         index: u64,
         in_slice: u8,
         best_outside: Option<Value>,
-    ) -> Option<Value> {
+    ) -> Settled {
         let this = &self.sides[side];
+        let mut exit = None;
         let value = if in_slice == 0 {
             Some(best_outside.unwrap_or(Value::Loss(0)))
         } else {
-            this.counters[index as usize].store(in_slice, Ordering::Relaxed);
+            let outside = match best_outside {
+                None => 0,
+                Some(Value::Loss(d)) => {
+                    // The opponent wins in `d - 1` after it: counted down in that pass.
+                    exit = Some(d - 1);
+                    1
+                }
+                Some(_) => 1,
+            };
+            this.counters[index as usize].store(in_slice + outside, Ordering::Relaxed);
             // Provisional: a king move inside the slice may still win faster.
             best_outside.filter(|v| v.wdl() == dprobe::Wdl::Win)
         };
         if let Some(value) = value {
             this.values[index as usize].store(value.pack(), Ordering::Relaxed);
         }
-        value
+        Settled { value, exit }
     }
 
     /// Solves a unit of slices of one level, every slice of the levels above being solved:
@@ -459,12 +487,27 @@ impl PairSolver<'_> {
         }
 
         let mut distance: u16 = 0;
-        while let Some(frontier) = buckets.take(distance) {
-            let found: Vec<Vec<Segment>> = tasks(&frontier)
+        while let Some([decided, exits]) = buckets.take(distance) {
+            let work: Vec<(Queue, usize, Vec<&[u32]>)> = tasks(&decided)
+                .into_iter()
+                .map(|(side, pieces)| (Queue::Decided, side, pieces))
+                .chain(
+                    tasks(&exits)
+                        .into_iter()
+                        .map(|(side, pieces)| (Queue::Exit, side, pieces)),
+                )
+                .collect();
+            let found: Vec<Vec<Segment>> = work
                 .into_par_iter()
-                .map_init(Scratch::default, |scratch, (side, pieces)| {
+                .map_init(Scratch::default, |scratch, (queue, side, pieces)| {
                     let this = &self.sides[side];
                     for &index in pieces.iter().copied().flatten() {
+                        if queue == Queue::Exit {
+                            // A move out of the slice loses in `distance` for the opponent's
+                            // win. (A position decided meanwhile is left as it is.)
+                            self.count_down(side, index as usize, distance, &mut scratch.found);
+                            continue;
+                        }
                         let packed = this.values[index as usize].load(Ordering::Relaxed);
                         // A provisional win improved since it was queued is passed on in the
                         // pass of its new distance.
@@ -516,9 +559,12 @@ impl PairSolver<'_> {
         };
         let mut pending = (range.start / 64, 0u64);
         for (index, board) in range.clone().zip(this.index.boards(range)) {
-            let (value, capture) = self.init(side, index, &board, scratch);
-            if let Some(distance) = value.and_then(Value::distance) {
+            let (settled, capture) = self.init(side, index, &board, scratch);
+            if let Some(distance) = settled.value.and_then(Value::distance) {
                 found.push(side, distance, index as u32);
+            }
+            if let Some(distance) = settled.exit {
+                found.push_exit(side, distance, index as u32);
             }
             if capture {
                 if index / 64 != pending.0 {
@@ -536,7 +582,6 @@ impl PairSolver<'_> {
         let before = self.partner(side);
         let pred_side = &self.sides[before];
         let Scratch {
-            moves,
             preds,
             seen,
             found,
@@ -554,7 +599,7 @@ impl PairSolver<'_> {
             let pred_index = pred_side
                 .index
                 .index_with_men(&men, pred.kings, pred.opp_kings);
-            preds.push((pred_index as usize, pred));
+            preds.push(pred_index as usize);
         });
         // Read every predecessor's value before acting on any: the loads are independent, so
         // the processor overlaps their cache misses instead of waiting for each in turn.
@@ -562,9 +607,9 @@ impl PairSolver<'_> {
         seen.extend(
             preds
                 .iter()
-                .map(|&(i, _)| pred_side.values[i].load(Ordering::Relaxed)),
+                .map(|&i| pred_side.values[i].load(Ordering::Relaxed)),
         );
-        for (&(pred_index, pred), &first_seen) in preds.iter().zip(seen.iter()) {
+        for (&pred_index, &first_seen) in preds.iter().zip(seen.iter()) {
             // A predecessor that had a capture never played this quiet move. Such positions
             // were decided at initialisation, with no moves left to count (counter 0), which
             // tells them apart without generating their captures again.
@@ -589,12 +634,9 @@ impl PairSolver<'_> {
                         found.push(before, n + 1, pred_index as u32);
                     }
                 }
-                Value::Win(_) => {
-                    if first_seen == 0
-                        && slot.load(Ordering::Relaxed) == 0
-                        && counter.fetch_sub(1, Ordering::Relaxed) == 1
-                    {
-                        self.resolve(before, pred_index, &pred, moves, found);
+                Value::Win(n) => {
+                    if first_seen == 0 {
+                        self.count_down(before, pred_index, n, found);
                     }
                 }
                 Value::Draw => {}
@@ -602,51 +644,45 @@ impl PairSolver<'_> {
         }
     }
 
-    /// Every king move of this position (the moves inside its slice) leads to a win for the
-    /// opponent: its value is now the best of all its moves (a loss, unless a man's step
-    /// draws).
-    fn resolve(
-        &self,
-        side: usize,
-        index: usize,
-        board: &Board,
-        moves: &mut Vec<Move>,
-        found: &mut Found,
-    ) {
-        moves.clear();
-        // A position with a capture was decided at initialisation: this one has none.
-        quiet_moves(board, moves);
-        let partner = self.partner(side);
-        let mut best: Option<Value> = None;
-        for mv in moves.iter() {
-            // Every result inside the slice is decided by now, and every other is final.
-            let value = self.move_value(board, mv, partner).unwrap_or(Value::Draw);
-            if best.is_none_or(|b| value.is_better_than(b)) {
-                best = Some(value);
-            }
-        }
-        if let Some(Value::Loss(distance)) = best {
-            let slot = &self.sides[side].values[index];
-            slot.store(Value::Loss(distance).pack(), Ordering::Relaxed);
-            found.push(side, distance, index as u32);
+    /// One more move of an undecided position leads to a win in `n` for the opponent. When
+    /// that was the last (see [`PairSolver::settle`]), the position is lost in `n + 1`: every
+    /// other move led to a win in `n` or fewer, counted down in an earlier pass.
+    fn count_down(&self, side: usize, index: usize, n: u16, found: &mut Found) {
+        let this = &self.sides[side];
+        if this.values[index].load(Ordering::Relaxed) == 0
+            && this.counters[index].fetch_sub(1, Ordering::Relaxed) == 1
+        {
+            this.values[index].store(Value::Loss(n + 1).pack(), Ordering::Relaxed);
+            found.push(side, n + 1, index as u32);
         }
     }
 }
 
-/// Positions decided (or given a better provisional win) at one distance for one side, in the
-/// order they were found.
+/// The two queues of a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Queue {
+    /// Positions decided (or given a better provisional win) at the pass's distance, whose
+    /// value goes on to their predecessors.
+    Decided = 0,
+    /// Undecided positions whose best move out of their slice loses at the pass's distance
+    /// (the opponent wins in it): counted down as a king move to a win would be.
+    Exit = 1,
+}
+
+/// Positions of one queue at one distance for one side, in the order they were found.
 struct Segment {
+    queue: Queue,
     side: usize,
     distance: u16,
     indices: Vec<u32>,
 }
 
-/// Positions a task decides, grouped by distance and side as they come, to be passed on in the
-/// pass for their distance. Handed over a segment at a time, not one position at a time on a
-/// single thread.
+/// Positions a task queues, grouped by distance, queue and side as they come, to be handled in
+/// the pass for their distance. Handed over a segment at a time, not one position at a time on
+/// a single thread.
 #[derive(Default)]
 struct Found {
-    by_distance: Vec<[Vec<u32>; 2]>,
+    by_distance: Vec<[[Vec<u32>; 2]; 2]>,
 }
 
 /// The entry at `at` of a list by level or distance, the list grown as needed.
@@ -658,21 +694,30 @@ fn grown<T: Default>(list: &mut Vec<T>, at: usize) -> &mut T {
 }
 
 impl Found {
+    /// A position decided at `distance`.
     fn push(&mut self, side: usize, distance: u16, index: u32) {
-        grown(&mut self.by_distance, distance as usize)[side].push(index);
+        grown(&mut self.by_distance, distance as usize)[Queue::Decided as usize][side].push(index);
+    }
+
+    /// A position to count down in the pass of `distance` (see [`Queue::Exit`]).
+    fn push_exit(&mut self, side: usize, distance: u16, index: u32) {
+        grown(&mut self.by_distance, distance as usize)[Queue::Exit as usize][side].push(index);
     }
 
     /// Everything found so far, as segments; leaves `self` empty.
     fn take(&mut self) -> Vec<Segment> {
         let mut segments = Vec::new();
-        for (distance, sides) in self.by_distance.iter_mut().enumerate() {
-            for (side, indices) in sides.iter_mut().enumerate() {
-                if !indices.is_empty() {
-                    segments.push(Segment {
-                        side,
-                        distance: distance as u16,
-                        indices: std::mem::take(indices),
-                    });
+        for (distance, queues) in self.by_distance.iter_mut().enumerate() {
+            for (queue, sides) in [Queue::Decided, Queue::Exit].into_iter().zip(queues) {
+                for (side, indices) in sides.iter_mut().enumerate() {
+                    if !indices.is_empty() {
+                        segments.push(Segment {
+                            queue,
+                            side,
+                            distance: distance as u16,
+                            indices: std::mem::take(indices),
+                        });
+                    }
                 }
             }
         }
@@ -703,26 +748,28 @@ fn tasks(frontier: &[Vec<Vec<u32>>; 2]) -> Vec<(usize, Vec<&[u32]>)> {
     tasks
 }
 
-/// The positions to pass on, by distance and side, in segments: 4 bytes each.
+/// The positions queued for each pass, by distance, queue and side, in segments: 4 bytes each.
 #[derive(Default)]
 struct Buckets {
-    by_distance: Vec<[Vec<Vec<u32>>; 2]>,
+    by_distance: Vec<[[Vec<Vec<u32>>; 2]; 2]>,
 }
 
 impl Buckets {
     fn add(&mut self, segments: Vec<Segment>) {
         for segment in segments {
-            grown(&mut self.by_distance, segment.distance as usize)[segment.side]
+            grown(&mut self.by_distance, segment.distance as usize)[segment.queue as usize]
+                [segment.side]
                 .push(segment.indices);
         }
     }
 
-    /// The segments of each side at `distance`, or `None` once no bucket at or beyond it holds
-    /// any.
-    fn take(&mut self, distance: u16) -> Option<[Vec<Vec<u32>>; 2]> {
+    /// The segments of each queue and side at `distance`, or `None` once no bucket at or
+    /// beyond it holds any.
+    fn take(&mut self, distance: u16) -> Option<[[Vec<Vec<u32>>; 2]; 2]> {
         let d = distance as usize;
         if self.by_distance[d.min(self.by_distance.len())..]
             .iter()
+            .flatten()
             .all(|sides| sides.iter().all(Vec::is_empty))
         {
             return None;

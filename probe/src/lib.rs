@@ -43,7 +43,6 @@ pub use format::{TableFile, TableHeader};
 pub use index::{binomial, positions_with_pieces, MenRank, MenRun, TableIndex};
 pub use movegen::{
     capture_moves, count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths,
-    quiet_moves,
 };
 pub use notation::{algebraic, FenError, MoveError};
 pub use perft::Perft;

@@ -289,9 +289,8 @@ fn select_captures(board: &Board, rules: &MoveRules, moves: &mut Vec<Move>, star
     moves.truncate(kept);
 }
 
-/// Appends the quiet (non-capturing) moves of the side to move to `out`: its legal moves when
-/// [`has_capture`] is false. For a caller that has already asked, this spares asking again.
-pub fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
+/// Appends the quiet (non-capturing) moves of the side to move to `out`.
+fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
     let occupied = board.occupied();
     for from in squares(board.men) {
         for dir in Direction::FORWARD {
