@@ -34,9 +34,10 @@
 //! thousand positions; a large slice (kings only: the whole pair) runs its own passes in
 //! parallel. The same independence would let a cluster share a level's slices between machines.
 //!
-//! Positions decided at each distance are kept in buckets (one `u32` index each), so a pass
-//! touches only its own positions. Memory per position: a packed `u16` value, a `u8` counter,
-//! a capture flag bit, and 4 bytes in a bucket while its slice is solved.
+//! Positions decided at each distance, and those whose move out of the slice is counted down
+//! at it, are kept in buckets (one `u32` index each), so a pass touches only its own positions.
+//! Memory per position: a packed `u16` value, a `u8` counter, a capture flag bit, and 4 bytes
+//! in a bucket for each queue it waits in while its slice is solved.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
