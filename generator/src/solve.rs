@@ -102,6 +102,36 @@ struct Scratch {
 struct InitScratch {
     moves: Vec<Move>,
     steps: MenSteps,
+    last_men: LastMenRank,
+}
+
+/// The men's share of the index (see [`TableIndex::men_rank`]) of the placement of the men last
+/// looked up in a smaller table: the captures of positions that share their men often lead to
+/// the same placement again, only the kings differing. (Keeping more placements was measured
+/// slower: the search costs more than it spares.)
+#[derive(Default)]
+struct LastMenRank {
+    last: Option<(Signature, Bitboard, Bitboard, MenRank)>,
+}
+
+impl LastMenRank {
+    /// The men's share of `board`'s index in `index`.
+    #[inline]
+    fn get(&mut self, index: &TableIndex, board: &Board) -> MenRank {
+        let signature = index.signature();
+        match self.last {
+            Some((s, men, opp_men, rank))
+                if s == signature && men == board.men && opp_men == board.opp_men =>
+            {
+                rank
+            }
+            _ => {
+                let rank = index.men_rank(board);
+                self.last = Some((signature, board.men, board.opp_men, rank));
+                rank
+            }
+        }
+    }
 }
 
 /// The men's steps of one placement of the men, each with the men's share of its result's index
@@ -302,19 +332,20 @@ impl PairSolver<'_> {
         }
     }
 
-    /// The value of a position in a smaller table.
-    fn smaller_value(&self, board: &Board) -> Value {
+    /// The value of a position in a smaller table, the men's share of its index taken from
+    /// `last_men` when met recently.
+    fn smaller_value(&self, board: &Board, last_men: &mut LastMenRank) -> Value {
         if board.own() == 0 {
             return Value::Loss(0);
         }
-        let lookup = self.smaller.table(Signature::of(board)).and_then(|table| {
-            let index = table.index.index(board);
+        let signature = Signature::of(board);
+        let lookup = self.smaller.table(signature).and_then(|table| {
+            let men = last_men.get(&table.index, board);
+            let index = table
+                .index
+                .index_with_men(&men, board.kings, board.opp_kings);
             table.value(index).ok_or_else(|| StoreError::Corrupt {
-                path: crate::store::table_path(
-                    self.smaller.dir(),
-                    self.rules.id,
-                    Signature::of(board),
-                ),
+                path: crate::store::table_path(self.smaller.dir(), self.rules.id, signature),
                 reason: format!("invalid value at index {index}"),
             })
         });
@@ -328,17 +359,11 @@ impl PairSolver<'_> {
         }
     }
 
-    /// The value after `mv`, from the mover's side; `partner` holds the non-crowning quiet moves'
-    /// results. `None` if that result is in the pair and not decided yet.
-    fn move_value(&self, board: &Board, mv: &Move, partner: usize) -> Option<Value> {
-        let child = board.play(mv);
-        let value = if mv.is_capture() || mv.crowned {
-            self.smaller_value(&child)
-        } else {
-            let side = &self.sides[partner];
-            Value::unpack(side.values[side.index.index(&child) as usize].load(Ordering::Relaxed))?
-        };
-        Some(value.one_ply_earlier())
+    /// The value, from the mover's side, of a move out of the pair: a capture or a crowning.
+    fn value_out_of_pair(&self, board: &Board, mv: &Move, last_men: &mut LastMenRank) -> Value {
+        debug_assert!(mv.is_capture() || mv.crowned);
+        self.smaller_value(&board.play(mv), last_men)
+            .one_ply_earlier()
     }
 
     /// Sets up one position of a slice: its value if decided or provisionally won, else its
@@ -393,7 +418,7 @@ impl PairSolver<'_> {
                         let packed = partner_side.values[child as usize].load(Ordering::Relaxed);
                         Value::unpack(packed).map(Value::one_ply_earlier)
                     }
-                    None => self.move_value(board, &step, partner),
+                    None => Some(self.value_out_of_pair(board, &step, &mut scratch.last_men)),
                 };
                 outside(value);
             }
@@ -402,12 +427,14 @@ impl PairSolver<'_> {
                 false,
             );
         }
-        let moves = &mut scratch.moves;
+        let InitScratch {
+            moves, last_men, ..
+        } = scratch;
         moves.clear();
         capture_moves(board, self.rules, moves);
         for mv in moves.iter() {
             // Every move is a capture: into a smaller table.
-            outside(self.move_value(board, mv, partner));
+            outside(Some(self.value_out_of_pair(board, mv, last_men)));
         }
         (self.settle(side, index, 0, best_outside), true)
     }
