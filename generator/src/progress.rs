@@ -16,6 +16,8 @@ pub struct Bars {
     table: ProgressBar,
     /// When the pair being built started, and when its solving ended.
     started: Mutex<(Instant, Instant)>,
+    /// Seconds spent solving and writing the pairs built so far.
+    totals: Mutex<(f64, f64)>,
 }
 
 impl Bars {
@@ -38,7 +40,14 @@ impl Bars {
             overall,
             table,
             started: Mutex::new((Instant::now(), Instant::now())),
+            totals: Mutex::new((0.0, 0.0)),
         }
+    }
+
+    /// Seconds spent solving and writing the pairs built so far (tables found on disk take
+    /// neither).
+    pub fn solving_and_writing(&self) -> (f64, f64) {
+        *self.totals.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Clears the bars.
@@ -79,6 +88,11 @@ impl BuildObserver for Bars {
         let (started, solved) = *self.started.lock().unwrap_or_else(|e| e.into_inner());
         let solving = (solved - started).as_secs_f64();
         let writing = solved.elapsed().as_secs_f64();
+        {
+            let mut totals = self.totals.lock().unwrap_or_else(|e| e.into_inner());
+            totals.0 += solving;
+            totals.1 += writing;
+        }
         for (signature, s) in stats {
             let line = format!(
                 "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies (the pair: solved in {solving:.1} s, written in {writing:.1} s)",
