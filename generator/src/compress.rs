@@ -58,9 +58,10 @@ impl Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
     /// The setting tuned on these tables (the default): zstd level 15 with its parser switched
-    /// from `btultra` to `btopt`, searching 16 candidates per position and taking matches of
-    /// up to 999 bytes whole. Measured on the Russian tables (README, "Table files"): files
-    /// under 1 % larger than level 15's in about 40 % of its time.
+    /// from `btultra` to `btopt`, searching 4 candidates per position for matches of at least
+    /// 5 bytes and taking matches of up to 999 bytes whole. Measured on the Russian tables
+    /// (README, "Table files"): files 1.5 to 2 % larger than level 15's in about 30 % of its
+    /// time.
     Tuned,
     /// A plain zstd level, 1 to 22.
     Level(i32),
@@ -77,11 +78,14 @@ impl Compression {
                 let mut compressor = zstd::bulk::Compressor::new(15)?;
                 // Level 15's optimal parser with exact prices (btultra) spends most of its
                 // time re-pricing the long repeats of these tables; btopt's estimates lose
-                // little here. A search log of 4 and a target length of 999 were the best of
-                // the combinations tried for size per second.
+                // little here. Its match search is most of what is left: these tables repeat
+                // in long runs, so a short search (log 2) for matches of 5 bytes or more
+                // finds nearly as much. These were the best of the combinations tried for
+                // size per second.
                 for parameter in [
                     CParameter::Strategy(Strategy::ZSTD_btopt),
-                    CParameter::SearchLog(4),
+                    CParameter::SearchLog(2),
+                    CParameter::MinMatch(5),
                     CParameter::TargetLength(999),
                 ] {
                     compressor.set_parameter(parameter)?;
