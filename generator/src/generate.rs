@@ -1,6 +1,7 @@
 //! Builds every missing table of a rule set up to a number of pieces, in dependency order.
 
 use std::path::Path;
+use std::time::Instant;
 
 use dprobe::{MoveRules, Signature, TableFile, TableKind};
 
@@ -31,14 +32,30 @@ pub struct Planned {
     pub positions: u64,
 }
 
+/// How long a pair took: solving it, and writing its files (the compressed ones while the next
+/// pair is solved).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PairTimes {
+    /// Seconds spent solving.
+    pub solving: f64,
+    /// Seconds from the end of solving until every file was written.
+    pub writing: f64,
+}
+
 /// Reports what `generate` does, table by table.
 pub trait BuildObserver: Progress {
     /// A pair of tables starts.
     fn pair_started(&self, _planned: &Planned) {}
     /// A pair of tables is solved; writing its files starts.
     fn pair_solved(&self, _planned: &Planned) {}
-    /// A pair of tables is written.
-    fn pair_finished(&self, _planned: &Planned, _stats: &[(Signature, TableStats)]) {}
+    /// A pair of tables is written (possibly after the next pair has started).
+    fn pair_finished(
+        &self,
+        _planned: &Planned,
+        _stats: &[(Signature, TableStats)],
+        _times: PairTimes,
+    ) {
+    }
     /// A pair was already complete on disk.
     fn pair_skipped(&self, _planned: &Planned) {}
 }
@@ -137,6 +154,11 @@ impl Default for BuildOptions {
 }
 
 /// [`generate`] with explicit options.
+///
+/// A pair's raw files are written as soon as it is solved (the pairs after it read them); its
+/// compressed files are written on a thread of their own while the next pair is solved, so
+/// that the cores the solver leaves idle between its parallel steps compress. At most one
+/// pair's files are in flight, which bounds the memory held for them.
 pub fn generate_with(
     dir: &Path,
     rules: &MoveRules,
@@ -146,42 +168,63 @@ pub fn generate_with(
 ) -> Result<(), StoreError> {
     let mut tables = TableSet::new(dir, *rules);
     let planned_pairs = plan(pieces);
-    for (step, planned) in planned_pairs.iter().enumerate() {
-        let signature = planned.signature;
-        // Unmap what no pair left reads: the smaller tables would otherwise stay resident.
-        tables.close_all_but(
-            planned_pairs[step..]
-                .iter()
-                .flat_map(|p| [p.signature, p.signature.flipped()]),
-        );
-        if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
-            publish_existing(dir, rules, signature, options)?;
-            publish_existing(dir, rules, signature.flipped(), options)?;
-            observer.pair_skipped(planned);
-            continue;
+    std::thread::scope(|scope| {
+        let mut in_flight: Option<std::thread::ScopedJoinHandle<Result<(), StoreError>>> = None;
+        let finish = |writer: Option<std::thread::ScopedJoinHandle<Result<(), StoreError>>>| {
+            writer.map_or(Ok(()), |writer| {
+                writer
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        };
+        for (step, planned) in planned_pairs.iter().enumerate() {
+            let signature = planned.signature;
+            // Unmap what no pair left reads: the smaller tables would otherwise stay resident.
+            tables.close_all_but(
+                planned_pairs[step..]
+                    .iter()
+                    .flat_map(|p| [p.signature, p.signature.flipped()]),
+            );
+            if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
+                publish_existing(dir, rules, signature, options)?;
+                publish_existing(dir, rules, signature.flipped(), options)?;
+                observer.pair_skipped(planned);
+                continue;
+            }
+            observer.pair_started(planned);
+            let started = Instant::now();
+            let solved = solve_pair(rules, &tables, signature, observer)?;
+            let solving = started.elapsed().as_secs_f64();
+            let solved_at = Instant::now();
+            observer.pair_solved(planned);
+            for table in &solved {
+                write_table(
+                    dir,
+                    rules.id,
+                    table.signature,
+                    table.values.iter().copied(),
+                    &table.stats,
+                )?;
+            }
+            // The previous pair's compressed files first: one pair in flight at a time.
+            finish(in_flight.take())?;
+            in_flight = Some(scope.spawn(move || {
+                let mut stats = Vec::new();
+                for table in solved {
+                    write_compressed(
+                        dir,
+                        rules,
+                        table.signature,
+                        (&table.values, &table.captures),
+                        options.compression,
+                    )?;
+                    stats.push((table.signature, table.stats));
+                }
+                let writing = solved_at.elapsed().as_secs_f64();
+                observer.pair_finished(planned, &stats, PairTimes { solving, writing });
+                Ok(())
+            }));
         }
-        observer.pair_started(planned);
-        let solved = solve_pair(rules, &tables, signature, observer)?;
-        observer.pair_solved(planned);
-        let mut stats = Vec::new();
-        for table in solved {
-            write_table(
-                dir,
-                rules.id,
-                table.signature,
-                table.values.iter().copied(),
-                &table.stats,
-            )?;
-            write_compressed(
-                dir,
-                rules,
-                table.signature,
-                (&table.values, &table.captures),
-                options.compression,
-            )?;
-            stats.push((table.signature, table.stats));
-        }
-        observer.pair_finished(planned, &stats);
-    }
-    Ok(())
+        finish(in_flight.take())
+    })
 }

@@ -1,12 +1,11 @@
 //! Progress bars for `dtb generate`: one for the whole build, one for the table being solved.
 
 use std::sync::Mutex;
-use std::time::Instant;
 
 use dprobe::Signature;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::generate::{BuildObserver, Planned};
+use crate::generate::{BuildObserver, PairTimes, Planned};
 use crate::solve::Progress;
 use crate::store::TableStats;
 
@@ -14,8 +13,6 @@ use crate::store::TableStats;
 pub struct Bars {
     overall: ProgressBar,
     table: ProgressBar,
-    /// When the pair being built started, and when its solving ended.
-    started: Mutex<(Instant, Instant)>,
     /// Seconds spent solving and writing the pairs built so far.
     totals: Mutex<(f64, f64)>,
 }
@@ -39,7 +36,6 @@ impl Bars {
         Bars {
             overall,
             table,
-            started: Mutex::new((Instant::now(), Instant::now())),
             totals: Mutex::new((0.0, 0.0)),
         }
     }
@@ -72,22 +68,22 @@ impl Progress for Bars {
 impl BuildObserver for Bars {
     fn pair_started(&self, planned: &Planned) {
         self.table.set_prefix(pair_name(planned.signature));
-        let now = Instant::now();
-        *self.started.lock().unwrap_or_else(|e| e.into_inner()) = (now, now);
         self.table.reset_eta();
     }
 
     fn pair_solved(&self, _planned: &Planned) {
-        self.started.lock().unwrap_or_else(|e| e.into_inner()).1 = Instant::now();
         // Writing reports no progress of its own: an empty bar with the phase's name.
         self.phase("writing files", 0);
     }
 
-    fn pair_finished(&self, planned: &Planned, stats: &[(Signature, TableStats)]) {
+    fn pair_finished(
+        &self,
+        planned: &Planned,
+        stats: &[(Signature, TableStats)],
+        times: PairTimes,
+    ) {
         self.overall.inc(planned.positions);
-        let (started, solved) = *self.started.lock().unwrap_or_else(|e| e.into_inner());
-        let solving = (solved - started).as_secs_f64();
-        let writing = solved.elapsed().as_secs_f64();
+        let PairTimes { solving, writing } = times;
         {
             let mut totals = self.totals.lock().unwrap_or_else(|e| e.into_inner());
             totals.0 += solving;

@@ -2,13 +2,14 @@
 //! of a rule set up to a number of pieces, after the pure tables.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use dprobe::{DrawRules, MoveRules, RuleFile, RuleWdl, SectionRole, Signature, TableIndex, Wdl};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::compress::{encode, write_atomically, Compression, Fill, Kind, Layout};
-use crate::generate::{plan, BuildObserver};
+use crate::generate::{plan, BuildObserver, PairTimes};
 use crate::rule_solve::{solve_rule_pair, Overlay, RuleResults, RuleTable};
 use crate::store::StoreError;
 use crate::tableset::TableSet;
@@ -240,6 +241,7 @@ pub fn generate_rule_tables(
             continue;
         }
         observer.pair_started(&planned);
+        let started = Instant::now();
         let tables = solve_rule_pair(rules, draw, &pure, &results, planned.signature)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
         // Per counter, the pair's results alone, in the order of `tables`.
@@ -258,6 +260,9 @@ pub fn generate_rule_tables(
                 tables.iter().map(|t| pure_results(&t.fresh)).collect()
             });
         }
+        let solving = started.elapsed().as_secs_f64();
+        let solved_at = Instant::now();
+        observer.pair_solved(&planned);
         for (side, table) in tables.into_iter().enumerate() {
             let path = rule_table_path(dir, rules, draw, table.signature);
             let table_alone: Vec<&[u8]> = pair_alone.iter().map(|a| a[side].as_slice()).collect();
@@ -277,7 +282,11 @@ pub fn generate_rule_tables(
             }
             results.insert(table.signature, table.fresh);
         }
-        observer.pair_finished(&planned, &[]);
+        let times = PairTimes {
+            solving,
+            writing: solved_at.elapsed().as_secs_f64(),
+        };
+        observer.pair_finished(&planned, &[], times);
     }
     Ok(())
 }
