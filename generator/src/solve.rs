@@ -960,6 +960,33 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_or_damaged_smaller_table_stops_the_pair_and_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Variant::RUSSIAN.moves;
+        // KKvK's flip KvKK captures a king into KvK, the only table the pair reads.
+        let pair: Signature = "KKvK".parse().unwrap();
+        let read: Signature = "KvK".parse().unwrap();
+        let path = crate::store::table_path(dir.path(), rules.id, read);
+        crate::generate::generate(dir.path(), &rules, 2, &Silent).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        match solve_pair(&rules, &TableSet::new(dir.path(), rules), pair, &Silent) {
+            Err(StoreError::Missing { signature, .. }) => assert_eq!(signature, read),
+            Err(other) => panic!("expected {read} missing, got {other}"),
+            Ok(_) => panic!("solved without {read}"),
+        }
+        crate::generate::generate(dir.path(), &rules, 2, &Silent).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        match solve_pair(&rules, &TableSet::new(dir.path(), rules), pair, &Silent) {
+            Err(StoreError::Corrupt { path: named, .. }) => assert_eq!(named, path),
+            Err(other) => panic!("expected {read} damaged, got {other}"),
+            Ok(_) => panic!("solved from a damaged {read}"),
+        }
+    }
+
+    #[test]
     fn advancement_is_the_same_from_both_sides_and_grows_by_one_with_each_step() {
         let rules = Variant::RUSSIAN.moves;
         let mut moves = Vec::new();
