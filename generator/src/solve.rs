@@ -51,7 +51,7 @@ use dprobe::{
 };
 use rayon::prelude::*;
 
-use crate::store::{StoreError, TableStats};
+use crate::store::{StoreError, Table, TableStats};
 use crate::tableset::TableSet;
 
 /// Positions handled per parallel task.
@@ -302,10 +302,67 @@ impl Progress for Silent {
     fn phase(&self, _: &str, _: u64) {}
 }
 
+/// The smaller tables that moves out of the pair lead to from one side, looked up by what a
+/// move leaves on the board: the opponent's men and kings left, and whether the mover crowned.
+/// A capture or crowning finds its table without hashing the signature or taking a lock.
+struct Exits<'a> {
+    /// The side's own kings before any move: one more after a move means a crowning.
+    kings: u32,
+    /// The opponent's kings before any move, plus one: the stride of the men left.
+    opp_kings_span: u32,
+    /// By `(men left * opp_kings_span + kings left) * 2 + crowned`: the table, or the
+    /// signature of one that could not be opened (its error is met again on use).
+    tables: Vec<Result<&'a Table, Signature>>,
+}
+
+impl<'a> Exits<'a> {
+    fn of(signature: Signature, smaller: &'a TableSet) -> Exits<'a> {
+        let opp_kings_span = u32::from(signature.opp_kings) + 1;
+        let mut tables = Vec::new();
+        for men_left in 0..=signature.opp_men {
+            for kings_left in 0..=signature.opp_kings {
+                for crowned in [false, true] {
+                    // A crowning needs a man; a slot no move reaches keeps this signature.
+                    let crowned = u8::from(crowned).min(signature.mover_men);
+                    let target = Signature {
+                        mover_men: men_left,
+                        mover_kings: kings_left,
+                        opp_men: signature.mover_men - crowned,
+                        opp_kings: signature.mover_kings + crowned,
+                    };
+                    let possible = target.is_possible() && men_left + kings_left > 0;
+                    tables.push(if possible {
+                        smaller.table(target).map_err(|_| target)
+                    } else {
+                        Err(target)
+                    });
+                }
+            }
+        }
+        Exits {
+            kings: u32::from(signature.mover_kings),
+            opp_kings_span,
+            tables,
+        }
+    }
+
+    /// The table of `after`, a position a move out of the pair leads to (seen by its mover),
+    /// or the signature of a table that could not be opened.
+    #[inline(always)]
+    fn table(&self, after: &Board) -> Result<&'a Table, Signature> {
+        let crowned = after.opp_kings.count_ones() > self.kings;
+        let at = (after.men.count_ones() * self.opp_kings_span + after.kings.count_ones()) * 2
+            + u32::from(crowned);
+        self.tables[at as usize]
+    }
+}
+
 struct PairSolver<'a> {
     rules: &'a MoveRules,
     smaller: &'a TableSet,
     sides: Vec<Side>,
+    /// For each side, the smaller tables its moves out of the pair lead to.
+    exits: Vec<Exits<'a>>,
     /// The first failure to read a smaller table.
     failure: Mutex<Option<StoreError>>,
 }
@@ -332,38 +389,49 @@ impl PairSolver<'_> {
         }
     }
 
-    /// The value of a position in a smaller table, the men's share of its index taken from
-    /// `last_men` when met recently.
-    fn smaller_value(&self, board: &Board, last_men: &mut LastMenRank) -> Value {
-        if board.own() == 0 {
-            return Value::Loss(0);
+    /// The value, from the mover's side, of a move out of the pair (a capture or a crowning) from
+    /// a position of `side`, read from the smaller table it leads to; the men's share of its
+    /// index taken from `last_men` when met recently.
+    #[inline]
+    fn value_out_of_pair(
+        &self,
+        side: usize,
+        board: &Board,
+        mv: &Move,
+        last_men: &mut LastMenRank,
+    ) -> Value {
+        debug_assert!(mv.is_capture() || mv.crowned);
+        let after = board.play(mv);
+        if after.own() == 0 {
+            return Value::Loss(0).one_ply_earlier();
         }
-        let signature = Signature::of(board);
-        let lookup = self.smaller.table(signature).and_then(|table| {
-            let men = last_men.get(&table.index, board);
+        let mut read = |table: &Table| {
+            let men = last_men.get(&table.index, &after);
             let index = table
                 .index
-                .index_with_men(&men, board.kings, board.opp_kings);
+                .index_with_men(&men, after.kings, after.opp_kings);
             table.value(index).ok_or_else(|| StoreError::Corrupt {
-                path: crate::store::table_path(self.smaller.dir(), self.rules.id, signature),
+                path: crate::store::table_path(
+                    self.smaller.dir(),
+                    self.rules.id,
+                    table.index.signature(),
+                ),
                 reason: format!("invalid value at index {index}"),
             })
-        });
-        match lookup {
-            Ok(value) => value,
+        };
+        let value = match self.exits[side].table(&after) {
+            Ok(table) => read(table),
+            // Opening failed before: try again, to report why (or read it if it now opens).
+            Err(signature) => self.smaller.table(signature).and_then(read),
+        };
+        match value {
+            Ok(value) => value.one_ply_earlier(),
             Err(error) => {
                 let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
                 slot.get_or_insert(error);
                 Value::Draw
             }
         }
-    }
-
-    /// The value, from the mover's side, of a move out of the pair: a capture or a crowning.
-    fn value_out_of_pair(&self, board: &Board, mv: &Move, last_men: &mut LastMenRank) -> Value {
-        debug_assert!(mv.is_capture() || mv.crowned);
-        self.smaller_value(&board.play(mv), last_men)
-            .one_ply_earlier()
     }
 
     /// Sets up one position of a slice: its value if decided or provisionally won, else its
@@ -418,7 +486,7 @@ impl PairSolver<'_> {
                         let packed = partner_side.values[child as usize].load(Ordering::Relaxed);
                         Value::unpack(packed).map(Value::one_ply_earlier)
                     }
-                    None => Some(self.value_out_of_pair(board, &step, &mut scratch.last_men)),
+                    None => Some(self.value_out_of_pair(side, board, &step, &mut scratch.last_men)),
                 };
                 outside(value);
             }
@@ -434,7 +502,7 @@ impl PairSolver<'_> {
         capture_moves(board, self.rules, moves);
         for mv in moves.iter() {
             // Every move is a capture: into a smaller table.
-            outside(Some(self.value_out_of_pair(board, mv, last_men)));
+            outside(Some(self.value_out_of_pair(side, board, mv, last_men)));
         }
         (self.settle(side, index, 0, best_outside), true)
     }
@@ -874,10 +942,15 @@ pub fn solve_pair(
             }
         })
         .collect();
+    let exits = signatures
+        .iter()
+        .map(|&signature| Exits::of(signature, smaller))
+        .collect();
     let solver = PairSolver {
         rules,
         smaller,
         sides,
+        exits,
         failure: Mutex::new(None),
     };
     let total: u64 = solver.sides.iter().map(|s| s.index.size()).sum();
