@@ -81,6 +81,19 @@ fn unrank_within(mut rank: u64, k: u32, free: Bitboard) -> Bitboard {
     set
 }
 
+/// The `k` positions (as a set of positions, bit `c` for position `c`) of the combination of
+/// rank `rank` (see [`rank_within`]).
+#[inline]
+fn unrank_positions(mut rank: u64, k: u32) -> u32 {
+    let mut positions = 0;
+    for i in (1..=k).rev() {
+        let c = largest_below(rank, i);
+        rank -= binomial(c, i);
+        positions |= 1 << c;
+    }
+    positions
+}
+
 /// The largest `c` with C(c, i) <= rank, for a rank below C(32, i).
 #[inline(always)]
 fn largest_below(rank: u64, i: u32) -> u32 {
@@ -221,6 +234,13 @@ pub struct MenRun {
     opp_kings_count: u64,
     men: Bitboard,
     opp_men: Bitboard,
+    /// The squares free for the kings, in order.
+    squares: [u8; 32],
+    /// The rank of the mover's kings last decoded in the run (`u64::MAX`: none yet), their
+    /// squares and their positions among the free squares.
+    kings_rank: u64,
+    kings: Bitboard,
+    kings_positions: u32,
 }
 
 /// The index of one signature.
@@ -361,22 +381,43 @@ impl TableIndex {
             run.opp_kings_count = block.opp_kings;
             run.men = men;
             run.opp_men = far | middle;
+            run.squares = in_order(!(men | far | middle));
+            run.kings_rank = u64::MAX;
         }
         let kings_rank = index - run.start;
-        let free_for_kings = !(run.men | run.opp_men);
-        let kings = unrank_within(
-            kings_rank / run.opp_kings_count,
-            u32::from(sig.mover_kings),
-            free_for_kings,
-        );
-        let opp_kings = unrank_within(
-            kings_rank % run.opp_kings_count,
-            u32::from(sig.opp_kings),
-            free_for_kings & !kings,
-        );
+        // Runs of up to 8 pieces hold fewer than 2^32 placements of the kings, where 32-bit
+        // division is the quicker.
+        let (mover_rank, opp_rank) = if run.end - run.start <= u64::from(u32::MAX) {
+            let (rank, count) = (kings_rank as u32, run.opp_kings_count as u32);
+            (u64::from(rank / count), u64::from(rank % count))
+        } else {
+            (
+                kings_rank / run.opp_kings_count,
+                kings_rank % run.opp_kings_count,
+            )
+        };
+        if mover_rank != run.kings_rank {
+            run.kings_rank = mover_rank;
+            run.kings_positions = unrank_positions(mover_rank, u32::from(sig.mover_kings));
+            run.kings = spread(run.kings_positions, &run.squares);
+        }
+        // The opponent's kings count positions among the squares the mover's kings leave: each
+        // position at or above one of those moves up by one.
+        let mut opp_kings = 0;
+        let mut rest = unrank_positions(opp_rank, u32::from(sig.opp_kings));
+        while rest != 0 {
+            let mut position = rest.trailing_zeros();
+            rest &= rest - 1;
+            let mut taken = run.kings_positions;
+            while taken != 0 && taken.trailing_zeros() <= position {
+                position += 1;
+                taken &= taken - 1;
+            }
+            opp_kings |= 1 << run.squares[position as usize & 31];
+        }
         Board {
             men: run.men,
-            kings,
+            kings: run.kings,
             opp_men: run.opp_men,
             opp_kings,
         }
