@@ -46,8 +46,7 @@ pub fn verify_table(
     let mut found: Vec<Inconsistency> = crate::solve::chunks(table.index.size())
         .map_init(Vec::new, |moves, range| {
             let mut found = Vec::new();
-            for index in range {
-                let board = table.index.board(index);
+            for (index, board) in range.clone().zip(table.index.boards(range)) {
                 moves.clear();
                 legal_moves(&board, rules, moves);
                 // The best of the moves' values; `None` if one of them cannot be read.

@@ -331,7 +331,66 @@ impl TableIndex {
 
     /// The board at `index` (which must be below [`TableIndex::size`]).
     pub fn board(&self, index: u64) -> Board {
-        self.board_sharing_men(index, &mut MenRun::default())
+        let run = self.men_run(index);
+        let kings_rank = index - run.start;
+        let free_for_kings = !(run.men | run.opp_men);
+        let kings = unrank_within(
+            kings_rank / run.opp_kings_count,
+            u32::from(self.signature.mover_kings),
+            free_for_kings,
+        );
+        let opp_kings = unrank_within(
+            kings_rank % run.opp_kings_count,
+            u32::from(self.signature.opp_kings),
+            free_for_kings & !kings,
+        );
+        Board {
+            men: run.men,
+            kings,
+            opp_men: run.opp_men,
+            opp_kings,
+        }
+    }
+
+    /// The run of indices that share the men of the board at `index`, and those men (the
+    /// tables for decoding its kings not yet made).
+    fn men_run(&self, index: u64) -> MenRun {
+        debug_assert!(index < self.size);
+        let sig = self.signature;
+        let j = self
+            .blocks
+            .iter()
+            .rposition(|b| b.size() > 0 && b.offset <= index)
+            .unwrap_or(0);
+        let block = &self.blocks[j];
+        let kings_per_men = block.mover_kings * block.opp_kings;
+        let mut rest = (index - block.offset) / kings_per_men;
+        let mover_men_rank = rest % block.mover_men;
+        rest /= block.mover_men;
+        let middle_rank = rest % block.middle;
+        let far_rank = rest / block.middle;
+
+        let far = unrank_within(far_rank, j as u32, OPP_FAR_ROW);
+        let om = u32::from(sig.opp_men);
+        let middle = unrank_within(middle_rank, om - j as u32, MIDDLE_ROWS);
+        let men = unrank_within(
+            mover_men_rank,
+            u32::from(sig.mover_men),
+            MOVER_MEN_SQUARES & !middle,
+        );
+        let start = index - (index - block.offset) % kings_per_men;
+        MenRun {
+            signature: Some(sig),
+            start,
+            end: start + kings_per_men,
+            opp_kings_count: block.opp_kings,
+            men,
+            opp_men: far | middle,
+            squares: [0; 32],
+            kings_rank: u64::MAX,
+            kings: 0,
+            kings_positions: 0,
+        }
     }
 
     /// The board at `index`, decoding only the kings when `index` lies in `run`, the indices
@@ -354,35 +413,8 @@ impl TableIndex {
         debug_assert!(index < self.size);
         let sig = self.signature;
         if run.signature != Some(sig) || !(run.start..run.end).contains(&index) {
-            let j = self
-                .blocks
-                .iter()
-                .rposition(|b| b.size() > 0 && b.offset <= index)
-                .unwrap_or(0);
-            let block = &self.blocks[j];
-            let kings_per_men = block.mover_kings * block.opp_kings;
-            let mut rest = (index - block.offset) / kings_per_men;
-            let mover_men_rank = rest % block.mover_men;
-            rest /= block.mover_men;
-            let middle_rank = rest % block.middle;
-            let far_rank = rest / block.middle;
-
-            let far = unrank_within(far_rank, j as u32, OPP_FAR_ROW);
-            let om = u32::from(sig.opp_men);
-            let middle = unrank_within(middle_rank, om - j as u32, MIDDLE_ROWS);
-            let men = unrank_within(
-                mover_men_rank,
-                u32::from(sig.mover_men),
-                MOVER_MEN_SQUARES & !middle,
-            );
-            run.signature = Some(sig);
-            run.start = index - (index - block.offset) % kings_per_men;
-            run.end = run.start + kings_per_men;
-            run.opp_kings_count = block.opp_kings;
-            run.men = men;
-            run.opp_men = far | middle;
-            run.squares = in_order(!(men | far | middle));
-            run.kings_rank = u64::MAX;
+            *run = self.men_run(index);
+            run.squares = in_order(!(run.men | run.opp_men));
         }
         let kings_rank = index - run.start;
         // Runs of up to 8 pieces hold fewer than 2^32 placements of the kings, where 32-bit
