@@ -171,18 +171,88 @@ pub fn dont_care<'a>(
     match kind {
         Kind::Wdl => Cow::Borrowed(captures),
         Kind::Dtw => {
-            let draw = Value::Draw.pack();
             let mut mask = captures.to_bitvec();
             mask.as_raw_mut_slice()
                 .par_iter_mut()
                 .zip(values.par_chunks(64))
                 .for_each(|(word, values)| {
                     for (bit, &value) in values.iter().enumerate() {
-                        *word |= u64::from(value == draw) << bit;
+                        *word |= u64::from(is_dont_care(kind, value, false)) << bit;
                     }
                 });
             Cow::Owned(mask)
         }
+    }
+}
+
+/// Whether the entry of a position with the packed value `packed` (and a capture, if `capture`)
+/// is don't-care in a file of `kind` (see [`dont_care`]).
+#[inline]
+fn is_dont_care(kind: Kind, packed: u16, capture: bool) -> bool {
+    capture || (kind == Kind::Dtw && packed == Value::Draw.pack())
+}
+
+/// A file's entries as the encoder reads them, one position at a time: its symbol (see
+/// [`symbols`]) and whether the probe never reads it (see [`dont_care`]).
+trait Entries: Sync {
+    /// The number of positions.
+    fn positions(&self) -> usize;
+    /// The symbol of position `i` and whether it is don't-care.
+    fn entry(&self, i: usize) -> (u16, bool);
+}
+
+/// Symbols and don't-care flags made beforehand.
+struct Listed<'a> {
+    symbols: &'a [u16],
+    dont_care: &'a BitSlice<u64>,
+}
+
+impl Entries for Listed<'_> {
+    fn positions(&self) -> usize {
+        self.symbols.len()
+    }
+
+    fn entry(&self, i: usize) -> (u16, bool) {
+        (self.symbols[i], self.dont_care[i])
+    }
+}
+
+/// A solved table's packed values, their symbols and don't-care flags made as each block is
+/// encoded: no table-sized copy is made.
+struct Solved<'a> {
+    kind: Kind,
+    values: &'a [u16],
+    /// The capture flags, 64 positions a word.
+    captures: &'a [u64],
+}
+
+impl Solved<'_> {
+    /// The largest symbol, or `None` if a value is invalid or does not fit.
+    fn max_symbol(&self) -> Option<u16> {
+        self.values
+            .par_chunks(1 << 16)
+            .map(|values| {
+                values.iter().try_fold(0, |most: u16, &packed| {
+                    Some(most.max(symbol(self.kind, Value::unpack(packed)?)?))
+                })
+            })
+            .try_reduce(|| 0, |a, b| Some(a.max(b)))
+    }
+}
+
+impl Entries for Solved<'_> {
+    fn positions(&self) -> usize {
+        self.values.len()
+    }
+
+    #[inline]
+    fn entry(&self, i: usize) -> (u16, bool) {
+        let capture = self.captures[i / 64] >> (i % 64) & 1 != 0;
+        let packed = self.values[i];
+        // Checked by `max_symbol` before encoding starts.
+        let value = Value::unpack(packed).unwrap_or(Value::Draw);
+        let symbol = symbol(self.kind, value).unwrap_or(0);
+        (symbol, is_dont_care(self.kind, packed, capture))
     }
 }
 
@@ -203,44 +273,38 @@ impl Fill {
     /// per block gains under 0.5% for twice the time.
     pub const CHOSEN: Fill = Fill::Majority;
 
-    fn apply(self, block: &[u16], dont_care: &BitSlice<u64>) -> Vec<u16> {
-        let cared = || {
-            block
-                .iter()
-                .zip(dont_care.iter().by_vals())
-                .filter(|&(_, c)| !c)
-                .map(|(&s, _)| s)
-        };
+    /// Writes the symbols of one block into `filled`, don't-care entries (`skip`) filled in;
+    /// `counts` is working space.
+    fn apply(self, block: &[u16], skip: &[bool], counts: &mut Vec<u32>, filled: &mut Vec<u16>) {
+        filled.clear();
         match self {
-            Fill::Solved => block.to_vec(),
+            Fill::Solved => filled.extend_from_slice(block),
             Fill::Previous => {
-                let mut previous = cared().next().unwrap_or(0);
-                block
-                    .iter()
-                    .zip(dont_care.iter().by_vals())
-                    .map(|(&s, skip)| {
-                        if !skip {
-                            previous = s;
-                        }
-                        previous
-                    })
-                    .collect()
+                let first = block.iter().zip(skip).find(|&(_, &skip)| !skip);
+                let mut previous = first.map_or(0, |(&s, _)| s);
+                filled.extend(block.iter().zip(skip).map(|(&s, &skip)| {
+                    if !skip {
+                        previous = s;
+                    }
+                    previous
+                }));
             }
             Fill::Majority => {
-                let mut counts =
-                    vec![0u32; usize::from(block.iter().copied().max().unwrap_or(0)) + 1];
-                for s in cared() {
+                counts.clear();
+                counts.resize(usize::from(block.iter().copied().max().unwrap_or(0)) + 1, 0);
+                for (&s, _) in block.iter().zip(skip).filter(|&(_, &skip)| !skip) {
                     counts[usize::from(s)] += 1;
                 }
                 // The most common symbol, the smallest one on a tie.
                 let most = (0..counts.len())
                     .max_by_key(|&s| (counts[s], std::cmp::Reverse(s)))
                     .map_or(0, |s| s as u16);
-                block
-                    .iter()
-                    .zip(dont_care.iter().by_vals())
-                    .map(|(&s, skip)| if skip { most } else { s })
-                    .collect()
+                filled.extend(
+                    block
+                        .iter()
+                        .zip(skip)
+                        .map(|(&s, &skip)| if skip { most } else { s }),
+                );
             }
         }
     }
@@ -255,17 +319,32 @@ const fn dtw_width(max_symbol: u16) -> usize {
     }
 }
 
-/// The uncompressed bytes of one block of symbols: WDL two bits per position, four per byte,
-/// the first position in the low bits; DTW one or two bytes (little-endian) per position.
-fn pack_block(symbols: &[u16], kind: Kind, width: usize) -> Vec<u8> {
+/// The uncompressed bytes of one block of symbols, into `bytes`: WDL two bits per position,
+/// four per byte, the first position in the low bits; DTW one or two bytes (little-endian) per
+/// position.
+fn pack_block(symbols: &[u16], kind: Kind, width: usize, bytes: &mut Vec<u8>) {
+    bytes.clear();
     match kind {
-        Kind::Wdl => symbols
-            .chunks(4)
-            .map(|four| four.iter().rev().fold(0u8, |byte, &s| byte << 2 | s as u8))
-            .collect(),
-        Kind::Dtw if width == 1 => symbols.iter().map(|&s| s as u8).collect(),
-        Kind::Dtw => symbols.iter().flat_map(|s| s.to_le_bytes()).collect(),
+        Kind::Wdl => bytes.extend(
+            symbols
+                .chunks(4)
+                .map(|four| four.iter().rev().fold(0u8, |byte, &s| byte << 2 | s as u8)),
+        ),
+        Kind::Dtw if width == 1 => bytes.extend(symbols.iter().map(|&s| s as u8)),
+        Kind::Dtw => bytes.extend(symbols.iter().flat_map(|s| s.to_le_bytes())),
     }
+}
+
+/// Working space of one encoding thread, reused from block to block.
+struct BlockScratch {
+    /// One compression context per worker: a fresh one per block would allocate and clear its
+    /// tables every time.
+    compressor: io::Result<zstd::bulk::Compressor<'static>>,
+    symbols: Vec<u16>,
+    skip: Vec<bool>,
+    counts: Vec<u32>,
+    filled: Vec<u16>,
+    bytes: Vec<u8>,
 }
 
 /// Compresses a whole table of symbols (see [`symbols`]) into the bytes of a file; entries
@@ -280,24 +359,61 @@ pub fn encode(
     fills: &[Fill],
 ) -> io::Result<Vec<u8>> {
     let max_symbol = symbols.par_iter().copied().max().unwrap_or(0);
+    let entries = Listed { symbols, dont_care };
+    encode_entries(rules, signature, kind, &entries, max_symbol, layout, fills)
+}
+
+/// [`encode`] over entries read a block at a time; `max_symbol` is the largest symbol, don't-care
+/// entries included.
+fn encode_entries(
+    rules: RuleSetId,
+    signature: Signature,
+    kind: Kind,
+    entries: &impl Entries,
+    max_symbol: u16,
+    layout: Layout,
+    fills: &[Fill],
+) -> io::Result<Vec<u8>> {
+    let positions = entries.positions();
     let width = dtw_width(max_symbol);
     let per_block = layout.positions_per_block as usize;
-    let blocks: Vec<Vec<u8>> = symbols
-        .par_chunks(per_block)
-        .enumerate()
+    let blocks: Vec<Vec<u8>> = (0..positions.div_ceil(per_block))
+        .into_par_iter()
         .map_init(
-            // One compression context per worker: a fresh one per block would allocate and
-            // clear its tables every time.
-            || layout.compression.compressor(),
-            |compressor, (number, block)| {
+            || BlockScratch {
+                compressor: layout.compression.compressor(),
+                symbols: Vec::with_capacity(per_block),
+                skip: Vec::with_capacity(per_block),
+                counts: Vec::new(),
+                filled: Vec::with_capacity(per_block),
+                bytes: Vec::with_capacity(per_block * width),
+            },
+            |scratch, number| {
+                let BlockScratch {
+                    compressor,
+                    symbols,
+                    skip,
+                    counts,
+                    filled,
+                    bytes,
+                } = scratch;
                 let compressor = compressor
                     .as_mut()
                     .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
-                let dont_care = &dont_care[number * per_block..][..block.len()];
+                let start = number * per_block;
+                let end = (start + per_block).min(positions);
+                symbols.clear();
+                skip.clear();
+                for i in start..end {
+                    let (symbol, skipped) = entries.entry(i);
+                    symbols.push(symbol);
+                    skip.push(skipped);
+                }
                 let mut best: Option<Vec<u8>> = None;
                 for fill in fills {
-                    let packed = pack_block(&fill.apply(block, dont_care), kind, width);
-                    let compressed = compressor.compress(&packed)?;
+                    fill.apply(symbols, skip, counts, filled);
+                    pack_block(filled, kind, width, bytes);
+                    let compressed = compressor.compress(bytes)?;
                     if best.as_ref().is_none_or(|b| compressed.len() < b.len()) {
                         best = Some(compressed);
                     }
@@ -322,7 +438,7 @@ pub fn encode(
     header[10] = kind.code();
     header[11] = rules.code();
     header[12..16].copy_from_slice(&signature.counts());
-    header[16..24].copy_from_slice(&(symbols.len() as u64).to_le_bytes());
+    header[16..24].copy_from_slice(&(positions as u64).to_le_bytes());
     header[24..28].copy_from_slice(&layout.positions_per_block.to_le_bytes());
     header[28..32].copy_from_slice(&block_count.to_le_bytes());
     header[32] = CODEC_ZSTD;
@@ -382,9 +498,22 @@ pub fn write_compressed(
     dir: &Path,
     rules: &MoveRules,
     signature: Signature,
-    (values, captures): (&[u16], &BitSlice<u64>),
+    (values, captures): (&[u16], &BitVec<u64>),
     compression: Compression,
 ) -> Result<[PathBuf; 2], StoreError> {
+    // The flags by word, the first position in the low bit of the first word (a slice that
+    // starts inside a word is copied to start at its first bit).
+    let realigned: Vec<u64>;
+    let captures_by_word = if captures.as_bitptr().bit().into_inner() == 0 {
+        captures.as_raw_slice()
+    } else {
+        realigned = captures
+            .iter()
+            .by_vals()
+            .collect::<BitVec<u64>>()
+            .into_vec();
+        &realigned
+    };
     let mut paths = Vec::with_capacity(2);
     for (kind, layout) in [(Kind::Wdl, Layout::WDL), (Kind::Dtw, Layout::DTW)] {
         let layout = Layout {
@@ -392,15 +521,21 @@ pub fn write_compressed(
             ..layout
         };
         let path = compressed_path(dir, rules.id, signature, kind);
-        let symbols = symbols(values, kind).ok_or_else(|| StoreError::Corrupt {
+        let entries = Solved {
+            kind,
+            values,
+            captures: captures_by_word,
+        };
+        let max_symbol = entries.max_symbol().ok_or_else(|| StoreError::Corrupt {
             path: crate::store::table_path(dir, rules.id, signature),
             reason: "holds an invalid value".into(),
         })?;
-        let bytes = encode(
+        let bytes = encode_entries(
             rules.id,
             signature,
             kind,
-            (&symbols, &dont_care(kind, values, captures)),
+            &entries,
+            max_symbol,
             layout,
             &[Fill::CHOSEN],
         )
@@ -437,5 +572,74 @@ mod tests {
         for (i, skipped) in dtw.iter().by_vals().enumerate() {
             assert_eq!(skipped, i % 3 == 0 || i % 5 == 0, "position {i}");
         }
+    }
+
+    #[test]
+    fn solved_values_encode_as_their_listed_symbols_do() {
+        // Three blocks and a partial one, distances past one byte in the DTW file, a capture
+        // every seventh position.
+        let values: Vec<u16> = (0..(3 * 8_192 + 100) as u32)
+            .map(|i| match i % 5 {
+                0 | 3 => Value::Draw,
+                1 => Value::Win((2 * (i % 300) + 1) as u16),
+                _ => Value::Loss((2 * (i % 7)) as u16),
+            })
+            .map(Value::pack)
+            .collect();
+        let mut captures = bitvec![u64, Lsb0; 0; values.len()];
+        for i in (0..values.len()).step_by(7) {
+            captures.set(i, true);
+        }
+        let signature: Signature = "KKvK".parse().unwrap();
+        let rules = RuleSetId::Russian;
+        for kind in [Kind::Wdl, Kind::Dtw] {
+            let layout = if kind == Kind::Wdl {
+                Layout::WDL
+            } else {
+                Layout::DTW
+            };
+            let listed = encode(
+                rules,
+                signature,
+                kind,
+                (
+                    &symbols(&values, kind).unwrap(),
+                    &dont_care(kind, &values, &captures),
+                ),
+                layout,
+                &[Fill::CHOSEN],
+            )
+            .unwrap();
+            let solved = Solved {
+                kind,
+                values: &values,
+                captures: captures.as_raw_slice(),
+            };
+            let max_symbol = solved.max_symbol().unwrap();
+            assert_eq!(kind == Kind::Dtw, max_symbol > 255, "{kind:?}");
+            let streamed = encode_entries(
+                rules,
+                signature,
+                kind,
+                &solved,
+                max_symbol,
+                layout,
+                &[Fill::CHOSEN],
+            )
+            .unwrap();
+            assert!(listed == streamed, "{kind:?} files differ");
+        }
+    }
+
+    #[test]
+    fn an_invalid_value_has_no_symbol() {
+        // 0 is no value: a position the solver never decided.
+        let values = [Value::Draw.pack(), 0];
+        let solved = Solved {
+            kind: Kind::Wdl,
+            values: &values,
+            captures: &[0],
+        };
+        assert_eq!(solved.max_symbol(), None);
     }
 }
