@@ -32,13 +32,12 @@ pub struct Planned {
     pub positions: u64,
 }
 
-/// How long a pair took: solving it, and writing its files (the compressed ones while the next
-/// pair is solved).
+/// How long a pair took: solving it, and writing its files.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PairTimes {
     /// Seconds spent solving.
     pub solving: f64,
-    /// Seconds from the end of solving until every file was written.
+    /// Seconds spent writing its raw and compressed files.
     pub writing: f64,
 }
 
@@ -48,7 +47,7 @@ pub trait BuildObserver: Progress {
     fn pair_started(&self, _planned: &Planned) {}
     /// A pair of tables is solved; writing its files starts.
     fn pair_solved(&self, _planned: &Planned) {}
-    /// A pair of tables is written (possibly after the next pair has started).
+    /// A pair of tables is written.
     fn pair_finished(
         &self,
         _planned: &Planned,
@@ -155,10 +154,9 @@ impl Default for BuildOptions {
 
 /// [`generate`] with explicit options.
 ///
-/// A pair's raw files are written as soon as it is solved (the pairs after it read them); its
-/// compressed files are written on a thread of their own while the next pair is solved, so
-/// that the cores the solver leaves idle between its parallel steps compress. At most one
-/// pair's files are in flight, which bounds the memory held for them.
+/// Each pair's files are written as soon as it is solved, before the next pair starts.
+/// (Compressing on a thread of its own while the next pair was solved was measured slower:
+/// the two shared the cores and the caches, README, "Performance".)
 pub fn generate_with(
     dir: &Path,
     rules: &MoveRules,
@@ -168,63 +166,46 @@ pub fn generate_with(
 ) -> Result<(), StoreError> {
     let mut tables = TableSet::new(dir, *rules);
     let planned_pairs = plan(pieces);
-    std::thread::scope(|scope| {
-        let mut in_flight: Option<std::thread::ScopedJoinHandle<Result<(), StoreError>>> = None;
-        let finish = |writer: Option<std::thread::ScopedJoinHandle<Result<(), StoreError>>>| {
-            writer.map_or(Ok(()), |writer| {
-                writer
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-        };
-        for (step, planned) in planned_pairs.iter().enumerate() {
-            let signature = planned.signature;
-            // Unmap what no pair left reads: the smaller tables would otherwise stay resident.
-            tables.close_all_but(
-                planned_pairs[step..]
-                    .iter()
-                    .flat_map(|p| [p.signature, p.signature.flipped()]),
-            );
-            if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
-                publish_existing(dir, rules, signature, options)?;
-                publish_existing(dir, rules, signature.flipped(), options)?;
-                observer.pair_skipped(planned);
-                continue;
-            }
-            observer.pair_started(planned);
-            let started = Instant::now();
-            let solved = solve_pair(rules, &tables, signature, observer)?;
-            let solving = started.elapsed().as_secs_f64();
-            let solved_at = Instant::now();
-            observer.pair_solved(planned);
-            for table in &solved {
-                write_table(
-                    dir,
-                    rules.id,
-                    table.signature,
-                    table.values.iter().copied(),
-                    &table.stats,
-                )?;
-            }
-            // The previous pair's compressed files first: one pair in flight at a time.
-            finish(in_flight.take())?;
-            in_flight = Some(scope.spawn(move || {
-                let mut stats = Vec::new();
-                for table in solved {
-                    write_compressed(
-                        dir,
-                        rules,
-                        table.signature,
-                        (&table.values, &table.captures),
-                        options.compression,
-                    )?;
-                    stats.push((table.signature, table.stats));
-                }
-                let writing = solved_at.elapsed().as_secs_f64();
-                observer.pair_finished(planned, &stats, PairTimes { solving, writing });
-                Ok(())
-            }));
+    for (step, planned) in planned_pairs.iter().enumerate() {
+        let signature = planned.signature;
+        // Unmap what no pair left reads: the smaller tables would otherwise stay resident.
+        tables.close_all_but(
+            planned_pairs[step..]
+                .iter()
+                .flat_map(|p| [p.signature, p.signature.flipped()]),
+        );
+        if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
+            publish_existing(dir, rules, signature, options)?;
+            publish_existing(dir, rules, signature.flipped(), options)?;
+            observer.pair_skipped(planned);
+            continue;
         }
-        finish(in_flight.take())
-    })
+        observer.pair_started(planned);
+        let started = Instant::now();
+        let solved = solve_pair(rules, &tables, signature, observer)?;
+        let solving = started.elapsed().as_secs_f64();
+        let solved_at = Instant::now();
+        observer.pair_solved(planned);
+        let mut stats = Vec::new();
+        for table in solved {
+            write_table(
+                dir,
+                rules.id,
+                table.signature,
+                table.values.iter().copied(),
+                &table.stats,
+            )?;
+            write_compressed(
+                dir,
+                rules,
+                table.signature,
+                (&table.values, &table.captures),
+                options.compression,
+            )?;
+            stats.push((table.signature, table.stats));
+        }
+        let writing = solved_at.elapsed().as_secs_f64();
+        observer.pair_finished(planned, &stats, PairTimes { solving, writing });
+    }
+    Ok(())
 }

@@ -603,7 +603,7 @@ fn build(variant: &Variant, pieces: u32, dir: &Path, options: &BuildOptions) -> 
     let seconds = started.elapsed().as_secs_f64();
     let (solving, writing) = bars.solving_and_writing();
     eprintln!(
-        "done in {seconds:.1} s ({:.1} M positions/s): solving {solving:.1} s, writing files {writing:.1} s (compressed files are written while the next pair is solved)",
+        "done in {seconds:.1} s ({:.1} M positions/s): solving {solving:.1} s, writing files {writing:.1} s",
         total as f64 / seconds.max(1e-9) / 1e6
     );
     Ok(())
