@@ -202,12 +202,12 @@ trait Entries: Sync {
 }
 
 /// Symbols and don't-care flags made beforehand.
-struct Listed<'a> {
+struct ListedEntries<'a> {
     symbols: &'a [u16],
     dont_care: &'a BitSlice<u64>,
 }
 
-impl Entries for Listed<'_> {
+impl Entries for ListedEntries<'_> {
     fn positions(&self) -> usize {
         self.symbols.len()
     }
@@ -219,14 +219,14 @@ impl Entries for Listed<'_> {
 
 /// A solved table's packed values, their symbols and don't-care flags made as each block is
 /// encoded: no table-sized copy is made.
-struct Solved<'a> {
+struct SolvedEntries<'a> {
     kind: Kind,
     values: &'a [u16],
     /// The capture flags, 64 positions a word.
     captures: &'a [u64],
 }
 
-impl Solved<'_> {
+impl SolvedEntries<'_> {
     /// The largest symbol, or `None` if a value is invalid or does not fit.
     fn max_symbol(&self) -> Option<u16> {
         self.values
@@ -240,7 +240,7 @@ impl Solved<'_> {
     }
 }
 
-impl Entries for Solved<'_> {
+impl Entries for SolvedEntries<'_> {
     fn positions(&self) -> usize {
         self.values.len()
     }
@@ -359,7 +359,7 @@ pub fn encode(
     fills: &[Fill],
 ) -> io::Result<Vec<u8>> {
     let max_symbol = symbols.par_iter().copied().max().unwrap_or(0);
-    let entries = Listed { symbols, dont_care };
+    let entries = ListedEntries { symbols, dont_care };
     encode_entries(rules, signature, kind, &entries, max_symbol, layout, fills)
 }
 
@@ -521,7 +521,7 @@ pub fn write_compressed(
             ..layout
         };
         let path = compressed_path(dir, rules.id, signature, kind);
-        let entries = Solved {
+        let entries = SolvedEntries {
             kind,
             values,
             captures: captures_by_word,
@@ -610,7 +610,7 @@ mod tests {
                 &[Fill::CHOSEN],
             )
             .unwrap();
-            let solved = Solved {
+            let solved = SolvedEntries {
                 kind,
                 values: &values,
                 captures: captures.as_raw_slice(),
@@ -635,7 +635,7 @@ mod tests {
     fn an_invalid_value_has_no_symbol() {
         // 0 is no value: a position the solver never decided.
         let values = [Value::Draw.pack(), 0];
-        let solved = Solved {
+        let solved = SolvedEntries {
             kind: Kind::Wdl,
             values: &values,
             captures: &[0],
