@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use bitvec::slice::BitSlice;
@@ -57,42 +58,53 @@ impl Kind {
 /// How each block is compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
-    /// The setting tuned on these tables (the default): zstd level 15 with its parser switched
-    /// from `btultra` to `btopt`, searching 4 candidates per position for matches of at least
-    /// 5 bytes and taking matches of up to 999 bytes whole. Measured on the Russian tables
-    /// (README, "Table files"): files 1.5 to 2 % larger than level 15's in about 30 % of its
-    /// time.
-    Tuned,
+    /// The default, for the build's time: WDL files as [`Compression::Small`] makes them (they
+    /// are probed during search, where their size is memory), DTW files (probed at the root;
+    /// four fifths of the compression time) with zstd's lazy parser, searching 4 candidates for
+    /// matches of at least 6 bytes. Measured on five large 6-piece tables (README, "Table
+    /// files"): DTW files about 10 % larger, compression about 3 times quicker in all.
+    Quick,
+    /// The setting tuned for size per second on these tables: zstd level 15 with its parser
+    /// switched from `btultra` to `btopt`, searching 4 candidates per position for matches of at
+    /// least 5 bytes and taking matches of up to 999 bytes whole. Files 1.5 to 2 % larger than
+    /// level 15's in about 30 % of its time.
+    Small,
     /// A plain zstd level, 1 to 22.
     Level(i32),
 }
 
 impl Compression {
-    /// A zstd context set up for this compression.
-    pub fn compressor(self) -> io::Result<zstd::bulk::Compressor<'static>> {
+    /// A zstd context set up for this compression of a file of `kind`.
+    pub fn compressor(self, kind: Kind) -> io::Result<zstd::bulk::Compressor<'static>> {
         use zstd::stream::raw::CParameter;
         use zstd::zstd_safe::Strategy;
-        match self {
-            Compression::Level(level) => zstd::bulk::Compressor::new(level),
-            Compression::Tuned => {
-                let mut compressor = zstd::bulk::Compressor::new(15)?;
-                // Level 15's optimal parser with exact prices (btultra) spends most of its
-                // time re-pricing the long repeats of these tables; btopt's estimates lose
-                // little here. Its match search is most of what is left: these tables repeat
-                // in long runs, so a short search (log 2) for matches of 5 bytes or more
-                // finds nearly as much. These were the best of the combinations tried for
-                // size per second.
-                for parameter in [
-                    CParameter::Strategy(Strategy::ZSTD_btopt),
-                    CParameter::SearchLog(2),
-                    CParameter::MinMatch(5),
-                    CParameter::TargetLength(999),
-                ] {
-                    compressor.set_parameter(parameter)?;
-                }
-                Ok(compressor)
-            }
+        let parameters = match (self, kind) {
+            (Compression::Level(level), _) => return zstd::bulk::Compressor::new(level),
+            // Level 15's optimal parser with exact prices (btultra) spends most of its time
+            // re-pricing the long repeats of these tables; btopt's estimates lose little here.
+            // Its match search is most of what is left: these tables repeat in long runs, so a
+            // short search (log 2) for matches of 5 bytes or more finds nearly as much. These
+            // were the best of the combinations tried for size per second.
+            (Compression::Small, _) | (Compression::Quick, Kind::Wdl) => [
+                CParameter::Strategy(Strategy::ZSTD_btopt),
+                CParameter::SearchLog(2),
+                CParameter::MinMatch(5),
+                CParameter::TargetLength(999),
+            ],
+            // The lazy parser is 6 to 7 times quicker than btopt on these blocks; of the
+            // settings measured, matches of 6 bytes or more gave it the smallest files.
+            (Compression::Quick, Kind::Dtw) => [
+                CParameter::Strategy(Strategy::ZSTD_lazy2),
+                CParameter::SearchLog(2),
+                CParameter::MinMatch(6),
+                CParameter::TargetLength(999),
+            ],
+        };
+        let mut compressor = zstd::bulk::Compressor::new(15)?;
+        for parameter in parameters {
+            compressor.set_parameter(parameter)?;
         }
+        Ok(compressor)
     }
 }
 
@@ -110,12 +122,12 @@ impl Layout {
     /// unpacked) per block.
     pub const WDL: Layout = Layout {
         positions_per_block: 32_768,
-        compression: Compression::Tuned,
+        compression: Compression::Quick,
     };
     /// The DTW layout chosen by measurement: 8 192 positions per block.
     pub const DTW: Layout = Layout {
         positions_per_block: 8_192,
-        compression: Compression::Tuned,
+        compression: Compression::Quick,
     };
 }
 
@@ -199,6 +211,46 @@ trait Entries: Sync {
     fn positions(&self) -> usize;
     /// The symbol of position `i` and whether it is don't-care.
     fn entry(&self, i: usize) -> (u16, bool);
+
+    /// The uncompressed bytes of the block of positions `range` (see [`pack_block`]) into
+    /// `scratch.bytes`, don't-care entries given by `fill`.
+    fn pack(
+        &self,
+        range: Range<usize>,
+        kind: Kind,
+        width: usize,
+        fill: Fill,
+        scratch: &mut Packing,
+    ) {
+        pack_entries(self, range, kind, width, fill, scratch);
+    }
+}
+
+/// [`Entries::pack`] one entry at a time: the way for any entries, the fill any of [`Fill`].
+fn pack_entries(
+    entries: &(impl Entries + ?Sized),
+    range: Range<usize>,
+    kind: Kind,
+    width: usize,
+    fill: Fill,
+    scratch: &mut Packing,
+) {
+    let Packing {
+        symbols,
+        skip,
+        counts,
+        filled,
+        bytes,
+    } = scratch;
+    symbols.clear();
+    skip.clear();
+    for i in range {
+        let (symbol, skipped) = entries.entry(i);
+        symbols.push(symbol);
+        skip.push(skipped);
+    }
+    fill.apply(symbols, skip, counts, filled);
+    pack_block(filled, kind, width, bytes);
 }
 
 /// Symbols and don't-care flags made beforehand.
@@ -226,17 +278,34 @@ struct SolvedEntries<'a> {
     captures: &'a [u64],
 }
 
+/// The symbol (see [`symbols`]) of a packed value, which must be valid (not 0). The packing
+/// (`Value::pack`: draw 1, loss in `d` 2 + 2d, win in `d` 3 + 2d) lets both be computed without
+/// unpacking: a DTW symbol, distance + 1 (0 for a draw), is the packed value halved.
+#[inline(always)]
+fn packed_symbol(kind: Kind, packed: u16) -> u16 {
+    match kind {
+        // Even: a loss (0); 1: a draw (1); any other odd value: a win (2).
+        Kind::Wdl => ((packed & 1) << 1) - u16::from(packed == 1),
+        Kind::Dtw => packed >> 1,
+    }
+}
+
 impl SolvedEntries<'_> {
-    /// The largest symbol, or `None` if a value is invalid or does not fit.
+    /// The largest symbol, or `None` if a value is invalid (0: never decided).
     fn max_symbol(&self) -> Option<u16> {
-        self.values
+        let (least, most) = self
+            .values
             .par_chunks(1 << 16)
             .map(|values| {
-                values.iter().try_fold(0, |most: u16, &packed| {
-                    Some(most.max(symbol(self.kind, Value::unpack(packed)?)?))
+                values.iter().fold((u16::MAX, 0), |(least, most), &packed| {
+                    (
+                        least.min(packed),
+                        most.max(packed_symbol(self.kind, packed)),
+                    )
                 })
             })
-            .try_reduce(|| 0, |a, b| Some(a.max(b)))
+            .reduce(|| (u16::MAX, 0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        (least != 0).then_some(most)
     }
 }
 
@@ -249,10 +318,87 @@ impl Entries for SolvedEntries<'_> {
     fn entry(&self, i: usize) -> (u16, bool) {
         let capture = self.captures[i / 64] >> (i % 64) & 1 != 0;
         let packed = self.values[i];
-        // Checked by `max_symbol` before encoding starts.
-        let value = Value::unpack(packed).unwrap_or(Value::Draw);
-        let symbol = symbol(self.kind, value).unwrap_or(0);
-        (symbol, is_dont_care(self.kind, packed, capture))
+        (
+            packed_symbol(self.kind, packed),
+            is_dont_care(self.kind, packed, capture),
+        )
+    }
+
+    /// The chosen fill straight from the packed values, in two passes over the block (count
+    /// the symbols, then write the bytes) instead of the default's five: the default spent more
+    /// time than a fast zstd parser does on the same blocks.
+    fn pack(
+        &self,
+        range: Range<usize>,
+        kind: Kind,
+        width: usize,
+        fill: Fill,
+        scratch: &mut Packing,
+    ) {
+        // Blocks start on a word of capture flags (block sizes are multiples of 64); another
+        // fill or a block that does not goes the general way.
+        if fill != Fill::Majority || range.start % 64 != 0 {
+            return pack_entries(self, range, kind, width, fill, scratch);
+        }
+        let values = &self.values[range.clone()];
+        let captures = &self.captures[range.start / 64..range.end.div_ceil(64)];
+        let skipped =
+            |word: u64, bit: usize, packed: u16| is_dont_care(kind, packed, word >> bit & 1 != 0);
+        let counts = &mut scratch.counts;
+        counts.clear();
+        // Every symbol fits the width (`dtw_width`).
+        counts.resize(
+            if kind == Kind::Wdl {
+                3
+            } else {
+                1 << (8 * width)
+            },
+            0,
+        );
+        let mut highest = 0;
+        for (values, &word) in values.chunks(64).zip(captures) {
+            for (bit, &packed) in values.iter().enumerate() {
+                let symbol = packed_symbol(kind, packed);
+                highest = highest.max(symbol);
+                counts[usize::from(symbol)] += u32::from(!skipped(word, bit, packed));
+            }
+        }
+        // The most common symbol, the smallest one on a tie (as `Fill::apply`).
+        let most = (0..=usize::from(highest))
+            .max_by_key(|&s| (counts[s], std::cmp::Reverse(s)))
+            .map_or(0, |s| s as u16);
+        let filled = |word: u64, bit: usize, packed: u16| {
+            if skipped(word, bit, packed) {
+                most
+            } else {
+                packed_symbol(kind, packed)
+            }
+        };
+        let bytes = &mut scratch.bytes;
+        bytes.clear();
+        for (values, &word) in values.chunks(64).zip(captures) {
+            match (kind, width) {
+                (Kind::Wdl, _) => {
+                    for (quad, four) in values.chunks(4).enumerate() {
+                        let byte = four.iter().enumerate().fold(0u8, |byte, (k, &packed)| {
+                            byte | (filled(word, 4 * quad + k, packed) as u8) << (2 * k)
+                        });
+                        bytes.push(byte);
+                    }
+                }
+                (Kind::Dtw, 1) => bytes.extend(
+                    values
+                        .iter()
+                        .enumerate()
+                        .map(|(bit, &packed)| filled(word, bit, packed) as u8),
+                ),
+                (Kind::Dtw, _) => {
+                    for (bit, &packed) in values.iter().enumerate() {
+                        bytes.extend_from_slice(&filled(word, bit, packed).to_le_bytes());
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -335,16 +481,22 @@ fn pack_block(symbols: &[u16], kind: Kind, width: usize, bytes: &mut Vec<u8>) {
     }
 }
 
-/// Working space of one encoding thread, reused from block to block.
-struct BlockScratch {
-    /// One compression context per worker: a fresh one per block would allocate and clear its
-    /// tables every time.
-    compressor: io::Result<zstd::bulk::Compressor<'static>>,
+/// Working space for making a block's uncompressed bytes, reused from block to block.
+#[derive(Default)]
+struct Packing {
     symbols: Vec<u16>,
     skip: Vec<bool>,
     counts: Vec<u32>,
     filled: Vec<u16>,
     bytes: Vec<u8>,
+}
+
+/// Working space of one encoding thread, reused from block to block.
+struct BlockScratch {
+    /// One compression context per worker: a fresh one per block would allocate and clear its
+    /// tables every time.
+    compressor: io::Result<zstd::bulk::Compressor<'static>>,
+    packing: Packing,
 }
 
 /// Compresses a whole table of symbols (see [`symbols`]) into the bytes of a file; entries
@@ -381,39 +533,23 @@ fn encode_entries(
         .into_par_iter()
         .map_init(
             || BlockScratch {
-                compressor: layout.compression.compressor(),
-                symbols: Vec::with_capacity(per_block),
-                skip: Vec::with_capacity(per_block),
-                counts: Vec::new(),
-                filled: Vec::with_capacity(per_block),
-                bytes: Vec::with_capacity(per_block * width),
+                compressor: layout.compression.compressor(kind),
+                packing: Packing::default(),
             },
-            |scratch, number| {
-                let BlockScratch {
-                    compressor,
-                    symbols,
-                    skip,
-                    counts,
-                    filled,
-                    bytes,
-                } = scratch;
+            |BlockScratch {
+                 compressor,
+                 packing,
+             },
+             number| {
                 let compressor = compressor
                     .as_mut()
                     .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
                 let start = number * per_block;
-                let end = (start + per_block).min(positions);
-                symbols.clear();
-                skip.clear();
-                for i in start..end {
-                    let (symbol, skipped) = entries.entry(i);
-                    symbols.push(symbol);
-                    skip.push(skipped);
-                }
+                let range = start..(start + per_block).min(positions);
                 let mut best: Option<Vec<u8>> = None;
-                for fill in fills {
-                    fill.apply(symbols, skip, counts, filled);
-                    pack_block(filled, kind, width, bytes);
-                    let compressed = compressor.compress(bytes)?;
+                for &fill in fills {
+                    entries.pack(range.clone(), kind, width, fill, packing);
+                    let compressed = compressor.compress(&packing.bytes)?;
                     if best.as_ref().is_none_or(|b| compressed.len() < b.len()) {
                         best = Some(compressed);
                     }
@@ -576,58 +712,78 @@ mod tests {
 
     #[test]
     fn solved_values_encode_as_their_listed_symbols_do() {
-        // Three blocks and a partial one, distances past one byte in the DTW file, a capture
-        // every seventh position.
-        let values: Vec<u16> = (0..(3 * 8_192 + 100) as u32)
-            .map(|i| match i % 5 {
-                0 | 3 => Value::Draw,
-                1 => Value::Win((2 * (i % 300) + 1) as u16),
-                _ => Value::Loss((2 * (i % 7)) as u16),
-            })
-            .map(Value::pack)
-            .collect();
-        let mut captures = bitvec![u64, Lsb0; 0; values.len()];
-        for i in (0..values.len()).step_by(7) {
-            captures.set(i, true);
+        // Three WDL blocks and a partial one (twelve DTW blocks and a partial one), a capture
+        // every seventh position; DTW distances past one byte, then within it.
+        for longest in [300, 100] {
+            let values: Vec<u16> = (0..(3 * 32_768 + 100) as u32)
+                .map(|i| match i % 5 {
+                    0 | 3 => Value::Draw,
+                    1 => Value::Win((2 * (i % longest) + 1) as u16),
+                    _ => Value::Loss((2 * (i % 7)) as u16),
+                })
+                .map(Value::pack)
+                .collect();
+            let mut captures = bitvec![u64, Lsb0; 0; values.len()];
+            for i in (0..values.len()).step_by(7) {
+                captures.set(i, true);
+            }
+            let signature: Signature = "KKvK".parse().unwrap();
+            let rules = RuleSetId::Russian;
+            for kind in [Kind::Wdl, Kind::Dtw] {
+                let layout = if kind == Kind::Wdl {
+                    Layout::WDL
+                } else {
+                    Layout::DTW
+                };
+                let listed = encode(
+                    rules,
+                    signature,
+                    kind,
+                    (
+                        &symbols(&values, kind).unwrap(),
+                        &dont_care(kind, &values, &captures),
+                    ),
+                    layout,
+                    &[Fill::CHOSEN],
+                )
+                .unwrap();
+                let solved = SolvedEntries {
+                    kind,
+                    values: &values,
+                    captures: captures.as_raw_slice(),
+                };
+                let max_symbol = solved.max_symbol().unwrap();
+                assert_eq!(
+                    kind == Kind::Dtw && longest == 300,
+                    max_symbol > 255,
+                    "{kind:?}"
+                );
+                let streamed = encode_entries(
+                    rules,
+                    signature,
+                    kind,
+                    &solved,
+                    max_symbol,
+                    layout,
+                    &[Fill::CHOSEN],
+                )
+                .unwrap();
+                assert!(listed == streamed, "{kind:?} files differ ({longest})");
+            }
         }
-        let signature: Signature = "KKvK".parse().unwrap();
-        let rules = RuleSetId::Russian;
-        for kind in [Kind::Wdl, Kind::Dtw] {
-            let layout = if kind == Kind::Wdl {
-                Layout::WDL
-            } else {
-                Layout::DTW
-            };
-            let listed = encode(
-                rules,
-                signature,
-                kind,
-                (
-                    &symbols(&values, kind).unwrap(),
-                    &dont_care(kind, &values, &captures),
-                ),
-                layout,
-                &[Fill::CHOSEN],
-            )
-            .unwrap();
-            let solved = SolvedEntries {
-                kind,
-                values: &values,
-                captures: captures.as_raw_slice(),
-            };
-            let max_symbol = solved.max_symbol().unwrap();
-            assert_eq!(kind == Kind::Dtw, max_symbol > 255, "{kind:?}");
-            let streamed = encode_entries(
-                rules,
-                signature,
-                kind,
-                &solved,
-                max_symbol,
-                layout,
-                &[Fill::CHOSEN],
-            )
-            .unwrap();
-            assert!(listed == streamed, "{kind:?} files differ");
+    }
+
+    #[test]
+    fn symbols_straight_from_packed_values_are_the_values_symbols() {
+        for packed in 1..=u16::MAX {
+            let value = Value::unpack(packed).unwrap();
+            for kind in [Kind::Wdl, Kind::Dtw] {
+                assert_eq!(
+                    Some(packed_symbol(kind, packed)),
+                    symbol(kind, value),
+                    "{kind:?} {value:?}"
+                );
+            }
         }
     }
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 use dprobe::{MoveRules, Signature, TableFile, TableKind};
 
 use crate::compress::{capture_flags, compressed_path, write_compressed, Compression, Kind};
-use crate::solve::{solve_pair, Progress};
+use crate::solve::{solve_pair, Progress, Solved};
 use crate::store::{write_table, StoreError, Table, TableStats};
 use crate::tableset::TableSet;
 
@@ -80,14 +80,15 @@ fn is_published(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
         })
 }
 
-/// Writes the compressed files of a raw table already on disk that lacks them.
+/// Writes the compressed files of a raw table already on disk that lacks them (or every time,
+/// if `options.recompress`).
 fn publish_existing(
     dir: &Path,
     rules: &MoveRules,
     signature: Signature,
     options: &BuildOptions,
 ) -> Result<(), StoreError> {
-    if is_published(dir, rules, signature) {
+    if !options.recompress && is_published(dir, rules, signature) {
         return Ok(());
     }
     let table = Table::open(dir, rules.id, signature, true)?;
@@ -139,17 +140,64 @@ pub fn generate(
 /// How a build writes its files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuildOptions {
-    /// How the compressed files are compressed ([`Compression::Tuned`] unless told otherwise;
+    /// How the compressed files are compressed ([`Compression::Quick`] unless told otherwise;
     /// README, "Table files", weighs the choices).
     pub compression: Compression,
+    /// Whether the compressed files of tables already built are written again (with
+    /// `compression`), not only those missing.
+    pub recompress: bool,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
-            compression: Compression::Tuned,
+            compression: Compression::Quick,
+            recompress: false,
         }
     }
+}
+
+/// Writes a solved pair's files: the raw files the pairs after it read, and the compressed files
+/// the probe reads.
+///
+/// The raw files are written on a thread of their own while the rayon workers compress: writing
+/// them is mostly waiting for the disk (a 6-piece pair's are 0.4 GB, each fsynced), which on
+/// the rayon pool would hold a worker idle. (Compressing beside the next pair's solving, CPU
+/// against CPU, was measured slower: README, "Performance".)
+fn write_pair(
+    dir: &Path,
+    rules: &MoveRules,
+    solved: &[Solved],
+    options: &BuildOptions,
+) -> Result<(), StoreError> {
+    std::thread::scope(|scope| {
+        let raw = scope.spawn(|| {
+            solved.iter().try_for_each(|table| {
+                write_table(
+                    dir,
+                    rules.id,
+                    table.signature,
+                    table.values.iter().copied(),
+                    &table.stats,
+                )
+                .map(drop)
+            })
+        });
+        let compressed = solved.iter().try_for_each(|table| {
+            write_compressed(
+                dir,
+                rules,
+                table.signature,
+                (&table.values, &table.captures),
+                options.compression,
+            )
+            .map(drop)
+        });
+        let raw = raw
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        raw.and(compressed)
+    })
 }
 
 /// [`generate`] with explicit options.
@@ -186,24 +234,8 @@ pub fn generate_with(
         let solving = started.elapsed().as_secs_f64();
         let solved_at = Instant::now();
         observer.pair_solved(planned);
-        let mut stats = Vec::new();
-        for table in solved {
-            write_table(
-                dir,
-                rules.id,
-                table.signature,
-                table.values.iter().copied(),
-                &table.stats,
-            )?;
-            write_compressed(
-                dir,
-                rules,
-                table.signature,
-                (&table.values, &table.captures),
-                options.compression,
-            )?;
-            stats.push((table.signature, table.stats));
-        }
+        write_pair(dir, rules, &solved, options)?;
+        let stats: Vec<_> = solved.iter().map(|t| (t.signature, t.stats)).collect();
         let writing = solved_at.elapsed().as_secs_f64();
         observer.pair_finished(planned, &stats, PairTimes { solving, writing });
     }

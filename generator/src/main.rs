@@ -77,12 +77,20 @@ enum Command {
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
-        /// zstd level of the compressed files, 1 to 22, instead of the default setting tuned on
-        /// these tables (within 1 % of level 15's size in about 40 % of its time): 19 gives
-        /// files about 1 % smaller for four times the time, 9 builds faster for files about a
-        /// tenth larger.
-        #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22))]
+        /// How the compressed files are compressed: `quick` (WDL files as `small` makes them,
+        /// DTW files with a quicker zstd parser, about 10 % larger) or `small` (both with the
+        /// setting tuned for size per second; compressing takes about three times as long).
+        #[arg(long, value_enum, default_value_t = CompressionChoice::Quick)]
+        compression: CompressionChoice,
+        /// A plain zstd level of the compressed files, 1 to 22, instead of `--compression`:
+        /// 19 gives files about 1 % smaller than `small` for ten times its time.
+        #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22), conflicts_with = "compression")]
         zstd_level: Option<i32>,
+        /// Also write the compressed files of tables already built again, under the compression
+        /// asked for, from their raw files (nothing is solved again): `--recompress
+        /// --compression small` shrinks the DTW files of a set built with the default.
+        #[arg(long)]
+        recompress: bool,
         /// zstd level of the rule tables, 1 to 22. Their planes are many times the size of the
         /// pure tables: 9 builds them about four times faster than 19 for files about 15 %
         /// larger.
@@ -151,6 +159,24 @@ enum Command {
     },
 }
 
+/// The compressions `--compression` names.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CompressionChoice {
+    /// The build's default: small WDL files, DTW files compressed quickly.
+    Quick,
+    /// Both kinds of file with the setting tuned for size per second.
+    Small,
+}
+
+impl From<CompressionChoice> for Compression {
+    fn from(choice: CompressionChoice) -> Compression {
+        match choice {
+            CompressionChoice::Quick => Compression::Quick,
+            CompressionChoice::Small => Compression::Small,
+        }
+    }
+}
+
 /// Which counted draw rules: a preset and, optionally, readings other than RULES.md's.
 #[derive(Args)]
 struct RuleChoice {
@@ -209,14 +235,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             tables: Tables { variant, dir },
             pieces,
             threads,
+            compression,
             zstd_level,
+            recompress,
             rules_zstd_level,
             rules,
         } => {
             set_threads(threads)?;
             let rules = rules.rules(&variant)?;
             let options = BuildOptions {
-                compression: zstd_level.map_or(Compression::Tuned, Compression::Level),
+                compression: zstd_level.map_or(compression.into(), Compression::Level),
+                recompress,
             };
             build(&variant, pieces, &dir, &options)?;
             build_rules(&variant, &rules, pieces, &dir, rules_zstd_level)

@@ -298,6 +298,65 @@ fn a_faster_compression_level_gives_files_that_verify() {
     }
 }
 
+/// The bytes of every compressed file of the Russian tables in `dir`, by name.
+fn compressed_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir.join("russian"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "wdl" || e == "dtw"))
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, fs::read(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn recompress_rewrites_the_compressed_files_of_a_built_set() {
+    let dir = built("russian", &["--draw-rules", "none"]);
+    let d = dir.path().to_str().unwrap();
+    let before = compressed_files(dir.path());
+    let rerun = |extra: &[&str]| {
+        let mut args = vec![
+            "generate",
+            "--variant",
+            "russian",
+            "--pieces",
+            "3",
+            "--dir",
+            d,
+            "--draw-rules",
+            "none",
+        ];
+        args.extend_from_slice(extra);
+        dtb(&args)
+    };
+    // A rerun keeps finished files, whatever compression it is given.
+    let out = rerun(&["--compression", "small"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        compressed_files(dir.path()) == before,
+        "a rerun rewrote files"
+    );
+    // Asked to, it writes every one again under the compression asked for.
+    let out = rerun(&["--recompress", "--zstd-level", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after = compressed_files(dir.path());
+    assert_eq!(
+        before.iter().map(|(name, _)| name).collect::<Vec<_>>(),
+        after.iter().map(|(name, _)| name).collect::<Vec<_>>()
+    );
+    assert!(after != before, "no file was written again");
+    let out = dtb(&["verify", "--variant", "russian", "--dir", d]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    // One compression at a time.
+    let out = rerun(&["--compression", "small", "--zstd-level", "3"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--zstd-level"), "{}", stderr(&out));
+}
+
 #[test]
 fn probe_gives_results_under_the_counted_rules() {
     let dir = built("russian", &[]);

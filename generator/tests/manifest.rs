@@ -18,6 +18,7 @@ fn fresh_build_matches_the_manifest() {
         let dir = tempfile::tempdir().unwrap();
         let fast = BuildOptions {
             compression: Compression::Level(1),
+            ..BuildOptions::default()
         };
         generate_with(dir.path(), &variant.moves, 4, &fast, &Silent).unwrap();
         for signature in (2..=4).flat_map(Signature::with_pieces) {
