@@ -26,7 +26,13 @@ fn stderr(output: &Output) -> String {
 /// `extra` arguments.
 fn built(variant: &str, extra: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
+    let out = generate_3(variant, dir.path().to_str().unwrap(), extra);
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir
+}
+
+/// `dtb generate` of every table of `variant` up to 3 pieces in `dir`, with `extra` arguments.
+fn generate_3(variant: &str, dir: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "generate",
         "--variant",
@@ -34,12 +40,10 @@ fn built(variant: &str, extra: &[&str]) -> tempfile::TempDir {
         "--pieces",
         "3",
         "--dir",
-        d,
+        dir,
     ];
     args.extend_from_slice(extra);
-    let out = dtb(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    dir
+    dtb(&args)
 }
 
 #[test]
@@ -318,21 +322,8 @@ fn recompress_rewrites_the_compressed_files_of_a_built_set() {
     let dir = built("russian", &["--draw-rules", "none"]);
     let d = dir.path().to_str().unwrap();
     let before = compressed_files(dir.path());
-    let rerun = |extra: &[&str]| {
-        let mut args = vec![
-            "generate",
-            "--variant",
-            "russian",
-            "--pieces",
-            "3",
-            "--dir",
-            d,
-            "--draw-rules",
-            "none",
-        ];
-        args.extend_from_slice(extra);
-        dtb(&args)
-    };
+    let rerun =
+        |extra: &[&str]| generate_3("russian", d, &[&["--draw-rules", "none"], extra].concat());
     // A rerun keeps finished files, whatever compression it is given.
     let out = rerun(&["--compression", "small"]);
     assert!(out.status.success(), "{}", stderr(&out));
