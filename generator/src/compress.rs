@@ -213,16 +213,17 @@ trait Entries: Sync {
     fn entry(&self, i: usize) -> (u16, bool);
 
     /// The uncompressed bytes of the block of positions `range` (see [`pack_block`]) into
-    /// `scratch.bytes`, don't-care entries given by `fill`.
+    /// `scratch.bytes`, don't-care entries given by `fill`; `max_symbol` is the file's largest
+    /// symbol.
     fn pack(
         &self,
         range: Range<usize>,
         kind: Kind,
-        width: usize,
+        max_symbol: u16,
         fill: Fill,
         scratch: &mut Packing,
     ) {
-        pack_entries(self, range, kind, width, fill, scratch);
+        pack_entries(self, range, kind, max_symbol, fill, scratch);
     }
 }
 
@@ -231,7 +232,7 @@ fn pack_entries(
     entries: &(impl Entries + ?Sized),
     range: Range<usize>,
     kind: Kind,
-    width: usize,
+    max_symbol: u16,
     fill: Fill,
     scratch: &mut Packing,
 ) {
@@ -250,7 +251,7 @@ fn pack_entries(
         skip.push(skipped);
     }
     fill.apply(symbols, skip, counts, filled);
-    pack_block(filled, kind, width, bytes);
+    pack_block(filled, kind, dtw_width(max_symbol), bytes);
 }
 
 /// Symbols and don't-care flags made beforehand.
@@ -325,36 +326,29 @@ impl Entries for SolvedEntries<'_> {
     }
 
     /// The chosen fill straight from the packed values, in two passes over the block (count
-    /// the symbols, then write the bytes) instead of the default's five: the default spent more
-    /// time than a fast zstd parser does on the same blocks.
+    /// the symbols, then write the bytes) instead of [`pack_entries`]'s five: those took longer
+    /// than a fast zstd parser does on the same blocks.
     fn pack(
         &self,
         range: Range<usize>,
         kind: Kind,
-        width: usize,
+        max_symbol: u16,
         fill: Fill,
         scratch: &mut Packing,
     ) {
         // Blocks start on a word of capture flags (block sizes are multiples of 64); another
         // fill or a block that does not goes the general way.
         if fill != Fill::Majority || range.start % 64 != 0 {
-            return pack_entries(self, range, kind, width, fill, scratch);
+            return pack_entries(self, range, kind, max_symbol, fill, scratch);
         }
+        let width = dtw_width(max_symbol);
         let values = &self.values[range.clone()];
         let captures = &self.captures[range.start / 64..range.end.div_ceil(64)];
         let skipped =
             |word: u64, bit: usize, packed: u16| is_dont_care(kind, packed, word >> bit & 1 != 0);
         let counts = &mut scratch.counts;
         counts.clear();
-        // Every symbol fits the width (`dtw_width`).
-        counts.resize(
-            if kind == Kind::Wdl {
-                3
-            } else {
-                1 << (8 * width)
-            },
-            0,
-        );
+        counts.resize(usize::from(max_symbol) + 1, 0);
         let mut highest = 0;
         for (values, &word) in values.chunks(64).zip(captures) {
             for (bit, &packed) in values.iter().enumerate() {
@@ -548,7 +542,7 @@ fn encode_entries(
                 let range = start..(start + per_block).min(positions);
                 let mut best: Option<Vec<u8>> = None;
                 for &fill in fills {
-                    entries.pack(range.clone(), kind, width, fill, packing);
+                    entries.pack(range.clone(), kind, max_symbol, fill, packing);
                     let compressed = compressor.compress(&packing.bytes)?;
                     if best.as_ref().is_none_or(|b| compressed.len() < b.len()) {
                         best = Some(compressed);
