@@ -62,7 +62,8 @@ pub enum Compression {
     /// are probed during search, where their size is memory), DTW files (probed at the root;
     /// four fifths of the compression time) with zstd's lazy parser, searching 4 candidates for
     /// matches of at least 6 bytes. Measured on five large 6-piece tables (README, "Table
-    /// files"): DTW files about 10 % larger, compression about 3 times quicker in all.
+    /// files"): DTW files about 10 % larger (8.5 % over the whole 6-piece set), compression
+    /// about 3 times quicker in all.
     Quick,
     /// The setting tuned for size per second on these tables: zstd level 15 with its parser
     /// switched from `btultra` to `btopt`, searching 4 candidates per position for matches of at

@@ -78,12 +78,13 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
         /// How the compressed files are compressed: `quick` (WDL files as `small` makes them,
-        /// DTW files with a quicker zstd parser, about 10 % larger) or `small` (both with the
+        /// DTW files with a quicker zstd parser, about 9 % larger) or `small` (both with the
         /// setting tuned for size per second; compressing takes about three times as long).
         #[arg(long, value_enum, default_value_t = CompressionChoice::Quick)]
         compression: CompressionChoice,
         /// A plain zstd level of the compressed files, 1 to 22, instead of `--compression`:
-        /// 19 gives files about 1 % smaller than `small` for ten times its time.
+        /// 19 gives files under 1 % smaller than `small` for about eight times its compression
+        /// time.
         #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22), conflicts_with = "compression")]
         zstd_level: Option<i32>,
         /// Also write the compressed files of tables already built again, under the compression
