@@ -350,16 +350,15 @@ impl Entries for SolvedEntries<'_> {
         let counts = &mut scratch.counts;
         counts.clear();
         counts.resize(usize::from(max_symbol) + 1, 0);
-        let mut highest = 0;
         for (values, &word) in values.chunks(64).zip(captures) {
             for (bit, &packed) in values.iter().enumerate() {
-                let symbol = packed_symbol(kind, packed);
-                highest = highest.max(symbol);
-                counts[usize::from(symbol)] += u32::from(!skipped(word, bit, packed));
+                let symbol = usize::from(packed_symbol(kind, packed));
+                counts[symbol] += u32::from(!skipped(word, bit, packed));
             }
         }
-        // The most common symbol, the smallest one on a tie (as `Fill::apply`).
-        let most = (0..=usize::from(highest))
+        // The most common symbol, the smallest one on a tie (as `Fill::apply`; symbols above the
+        // block's own, counted 0, lose every tie to a smaller one).
+        let most = (0..counts.len())
             .max_by_key(|&s| (counts[s], std::cmp::Reverse(s)))
             .map_or(0, |s| s as u16);
         let filled = |word: u64, bit: usize, packed: u16| {
