@@ -6,7 +6,7 @@
 //! also reach the header fields, the offsets and the decompressor behind the checksums.
 #![no_main]
 
-use dprobe::TableFile;
+use dprobe::format::TableFile;
 use libfuzzer_sys::fuzz_target;
 use xxhash_rust::xxh3::xxh3_64;
 

@@ -9,10 +9,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use dprobe::{has_capture, Color, Position, Signature, TableIndex, Tablebase, Variant};
-use draughts_generator::generate::generate;
-use draughts_generator::rule_files::generate_rule_tables;
-use draughts_generator::solve::Silent;
+use dprobe::{
+    index::{Signature, TableIndex},
+    rules::has_capture,
+    Color, Position, Tablebase, Variant,
+};
+use draughts_generator::draw::build::generate_draw_tables;
+use draughts_generator::pure::build::generate;
+use draughts_generator::pure::solve::Silent;
 
 const VARIANT: Variant = Variant::RUSSIAN;
 
@@ -22,7 +26,7 @@ fn tables_dir() -> (PathBuf, Option<tempfile::TempDir>) {
     }
     let dir = tempfile::tempdir().unwrap();
     generate(dir.path(), &VARIANT.moves, 4, &Silent).unwrap();
-    generate_rule_tables(
+    generate_draw_tables(
         dir.path(),
         &VARIANT.moves,
         &VARIANT.draw_rules(),
@@ -104,12 +108,12 @@ fn probe(c: &mut Criterion) {
 
     // Under the counted rules, every count at its start and with a running count.
     for p in few {
-        tables.probe_rules(p, &[]).unwrap();
+        tables.probe_draw(p, &[]).unwrap();
     }
     group.bench_function("rules_warm_fresh_counts", |b| {
         b.iter(|| {
             few.iter()
-                .map(|p| tables.probe_rules(p, &[]).unwrap().now as u32)
+                .map(|p| tables.probe_draw(p, &[]).unwrap().now as u32)
                 .sum::<u32>()
         })
     });
@@ -119,7 +123,7 @@ fn probe(c: &mut Criterion) {
     ];
     let few_running: Vec<Position> = quiet
         .iter()
-        .filter(|p| tables.probe_rules(p, &running).is_ok())
+        .filter(|p| tables.probe_draw(p, &running).is_ok())
         .take(16)
         .copied()
         .collect();
@@ -128,7 +132,7 @@ fn probe(c: &mut Criterion) {
         b.iter(|| {
             few_running
                 .iter()
-                .map(|p| tables.probe_rules(p, &running).unwrap().now as u32)
+                .map(|p| tables.probe_draw(p, &running).unwrap().now as u32)
                 .sum::<u32>()
         })
     });

@@ -2,10 +2,13 @@
 //! whose smaller tables are built once beforehand.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use dprobe::{Signature, TableIndex, Variant};
-use draughts_generator::generate::generate;
-use draughts_generator::solve::{solve_pair, Silent};
-use draughts_generator::tableset::TableSet;
+use dprobe::{
+    index::{Signature, TableIndex},
+    Variant,
+};
+use draughts_generator::pure::build::generate;
+use draughts_generator::pure::solve::{solve_pair, Silent};
+use draughts_generator::pure::tableset::TableSet;
 
 fn solve(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temporary folder");

@@ -5,14 +5,15 @@
 //!
 //! `cargo run --release -p draughts-generator --example measure_packing -- DIR VARIANT SIG...`
 
+use dprobe::format::TableKind;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use dprobe::{Signature, Variant};
-use draughts_generator::compress::{
-    capture_flags, dont_care, encode, symbols, Compression, Fill, Kind, Layout,
+use dprobe::{index::Signature, Variant};
+use draughts_generator::pure::store::Table;
+use draughts_generator::pure::write::{
+    capture_flags, dont_care, encode, symbols, Compression, Fill, Layout,
 };
-use draughts_generator::store::Table;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -43,11 +44,11 @@ fn main() {
                 &[Fill::Previous, Fill::Majority],
             ),
         ];
-        for kind in [Kind::Wdl, Kind::Dtw] {
+        for kind in [TableKind::Wdl, TableKind::Dtw] {
             let symbols = symbols(&values, kind).expect("valid values");
             let default = match kind {
-                Kind::Wdl => Layout::WDL,
-                Kind::Dtw => Layout::DTW,
+                TableKind::Wdl => Layout::WDL,
+                TableKind::Dtw => Layout::DTW,
             };
             let measure = |what: String, layout: Layout, fills: &[Fill]| {
                 let started = Instant::now();

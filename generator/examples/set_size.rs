@@ -4,12 +4,13 @@
 //!
 //! `cargo run --release -p draughts-generator --example set_size -- DIR VARIANT PIECES [wdl|dtw]...`
 
+use dprobe::format::TableKind;
 use std::path::PathBuf;
 
-use dprobe::{Signature, Variant};
-use draughts_generator::compress::{capture_flags, dont_care, encode, symbols, Fill, Kind, Layout};
-use draughts_generator::generate::build_order;
-use draughts_generator::store::Table;
+use dprobe::{index::Signature, Variant};
+use draughts_generator::pure::build::build_order;
+use draughts_generator::pure::store::Table;
+use draughts_generator::pure::write::{capture_flags, dont_care, encode, symbols, Fill, Layout};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -20,11 +21,11 @@ fn main() {
     let dir = PathBuf::from(&args[0]);
     let variant: Variant = args[1].parse().expect("a variant name");
     let pieces: u32 = args[2].parse().expect("a number of pieces");
-    let kinds: Vec<(Kind, Layout)> = args[3..]
+    let kinds: Vec<(TableKind, Layout)> = args[3..]
         .iter()
         .map(|k| match k.as_str() {
-            "wdl" => (Kind::Wdl, Layout::WDL),
-            _ => (Kind::Dtw, Layout::DTW),
+            "wdl" => (TableKind::Wdl, Layout::WDL),
+            _ => (TableKind::Dtw, Layout::DTW),
         })
         .collect();
     let rules = variant.moves;

@@ -8,9 +8,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use dprobe::Variant;
-use draughts_generator::generate::plan;
-use draughts_generator::solve::{solve_pair, Silent};
-use draughts_generator::tableset::TableSet;
+use draughts_generator::pure::build::plan;
+use draughts_generator::pure::solve::{solve_pair, Silent};
+use draughts_generator::pure::tableset::TableSet;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -19,7 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "usage: solve_set DIR VARIANT PIECES [SIG...] (DIR holds a finished set)".into(),
         );
     };
-    let only: Vec<dprobe::Signature> = only.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+    let only: Vec<dprobe::index::Signature> =
+        only.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
     let variant: Variant = variant.parse()?;
     let pieces: u32 = pieces.parse()?;
     let tables = TableSet::new(Path::new(dir), variant.moves);

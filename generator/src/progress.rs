@@ -2,12 +2,12 @@
 
 use std::sync::Mutex;
 
-use dprobe::Signature;
+use dprobe::index::Signature;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::generate::{BuildObserver, PairTimes, Planned};
-use crate::solve::Progress;
-use crate::store::TableStats;
+use crate::pure::build::{BuildObserver, PairTimes, Planned};
+use crate::pure::solve::Progress;
+use crate::pure::store::TableStats;
 
 /// Bars on standard error (hidden when it is not a terminal), and one line per finished table.
 pub struct Bars {

@@ -5,11 +5,15 @@
 
 use std::collections::HashMap;
 
-use dprobe::{legal_moves, Board, MoveRules, Signature, Value, Variant};
-use draughts_generator::generate::generate;
-use draughts_generator::solve::Silent;
-use draughts_generator::tableset::TableSet;
-use draughts_generator::verify::verify_table;
+use dprobe::{
+    index::Signature,
+    rules::{legal_moves, Board, MoveRules},
+    Value, Variant,
+};
+use draughts_generator::pure::build::generate;
+use draughts_generator::pure::solve::Silent;
+use draughts_generator::pure::tableset::TableSet;
+use draughts_generator::pure::verify::verify_table;
 
 /// Every valid board with the given signature, by placing pieces square by square.
 fn enumerate(signature: Signature) -> Vec<Board> {

@@ -4,8 +4,9 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use dprobe::{RuleSetId, Signature, Value};
-use draughts_generator::store::{table_path, write_table, Table};
+use dprobe::format::raw_table_path;
+use dprobe::{index::Signature, rules::RuleSetId, Value};
+use draughts_generator::pure::store::{write_table, Table};
 
 fn dtb(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dtb"))
@@ -109,11 +110,11 @@ fn generate_skips_finished_tables_and_rebuilds_damaged_ones() {
     let rules = RuleSetId::Russian;
     let signatures: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
     for &s in &signatures {
-        assert!(table_path(dir.path(), rules, s).exists(), "{s}");
+        assert!(raw_table_path(dir.path(), rules, s).exists(), "{s}");
     }
-    let kept = table_path(dir.path(), rules, "KKvK".parse().unwrap());
-    let deleted = table_path(dir.path(), rules, "KMvK".parse().unwrap());
-    let truncated = table_path(dir.path(), rules, "MvMM".parse().unwrap());
+    let kept = raw_table_path(dir.path(), rules, "KKvK".parse().unwrap());
+    let deleted = raw_table_path(dir.path(), rules, "KMvK".parse().unwrap());
+    let truncated = raw_table_path(dir.path(), rules, "MvMM".parse().unwrap());
     let kept_time = modified(&kept);
     fs::remove_file(&deleted).unwrap();
     let bytes = fs::read(&truncated).unwrap();
@@ -208,7 +209,7 @@ fn verify_names_an_inconsistent_position_and_a_damaged_file() {
     assert!(text.contains("stored Some(Draw)"), "{text}");
 
     // Flip one byte: the checksum catches it and the file is named.
-    let path = table_path(dir.path(), rules, "KvK".parse().unwrap());
+    let path = raw_table_path(dir.path(), rules, "KvK".parse().unwrap());
     let mut bytes = fs::read(&path).unwrap();
     bytes[200] ^= 0x40;
     fs::write(&path, bytes).unwrap();
@@ -533,7 +534,7 @@ fn rule_settings_choose_other_readings_and_bad_ones_are_refused() {
     );
 }
 
-/// The help of `--rule-setting` names every setting `dprobe::SETTINGS` lists (the help text is
+/// The help of `--rule-setting` names every setting `dprobe::draw::SETTINGS` lists (the help text is
 /// written by hand).
 #[test]
 fn rule_setting_help_names_every_setting() {
@@ -541,7 +542,7 @@ fn rule_setting_help_names_every_setting() {
         let out = dtb(&[command, "--help"]);
         assert!(out.status.success(), "{}", stderr(&out));
         let help = stdout(&out);
-        for (name, _) in dprobe::SETTINGS {
+        for (name, _) in dprobe::draw::SETTINGS {
             assert!(help.contains(name), "dtb {command} --help lacks {name}");
         }
     }

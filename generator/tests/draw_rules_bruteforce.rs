@@ -12,9 +12,12 @@ mod full_state;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use dprobe::geometry::square_at;
+use dprobe::rules::geometry::square_at;
 use dprobe::{
-    legal_moves, Board, DrawPreset, DrawRules, Interpretation, MoveRules, Signature, Variant, Wdl,
+    draw::{DrawPreset, Interpretation},
+    index::Signature,
+    rules::{legal_moves, Board, MoveRules},
+    DrawRules, Variant, Wdl,
 };
 use full_state::{fresh_counts, step, strong_moves_made, terminal, Counts, FullStateSolution};
 use rayon::prelude::*;
@@ -117,7 +120,7 @@ fn value(s: &FullStateSolution, b: &Board, c: &[(&'static str, Option<u16>)]) ->
 
 #[test]
 fn strong_moves_are_counted_from_plies_and_the_side_to_move() {
-    use dprobe::Strong::{Mover, Opponent};
+    use dprobe::draw::Strong::{Mover, Opponent};
     // Started with the strong side to move: plies 1, 3, 5 are its moves. After 3 plies the weak
     // side is to move and the strong side has made 2 moves; after 4 plies, strong to move, 2.
     assert_eq!(strong_moves_made(3, Opponent), 2);
@@ -172,7 +175,7 @@ fn counts_follow_the_rules_ply_by_ply() {
     legal_moves(&child, &rules, &mut moves);
     let onto = moves
         .iter()
-        .find(|m| (1u32 << m.to) & dprobe::geometry::LONG_DIAGONAL != 0)
+        .find(|m| (1u32 << m.to) & dprobe::rules::geometry::LONG_DIAGONAL != 0)
         .expect("a move onto the long diagonal");
     let (grandchild, c2) = step(&draw, &child, &c, onto);
     assert_eq!(c2[3], ("r4-long-diagonal", Some(0)));
@@ -233,7 +236,7 @@ fn counts_follow_the_rules_ply_by_ply() {
     assert_eq!(c, counts(&[("p1-forcada", Some(1))]));
     assert_eq!(back.kings & set(&["b2"]), set(&["b2"]));
     let (left, c) = step(&fpd, &back, &c, &quiet("b2", "c1"));
-    assert_eq!(left.opp_kings & dprobe::geometry::LONG_DIAGONAL, 0);
+    assert_eq!(left.opp_kings & dprobe::rules::geometry::LONG_DIAGONAL, 0);
     assert_eq!(c, counts(&[("p1-forcada", Some(2))]));
 }
 
@@ -496,7 +499,7 @@ fn forcada_restarted_by_leaving_the_river() {
 #[test]
 fn russian_rule_4_passes_won_positions() {
     let reading = Interpretation {
-        r4_limit_outcome: dprobe::LimitOutcome::PureValue,
+        r4_limit_outcome: dprobe::draw::LimitOutcome::PureValue,
         ..Interpretation::default()
     };
     let draw = DrawRules::new(DrawPreset::Fmjd64, reading);

@@ -1,7 +1,7 @@
 //! Proof of exactness of the rule-aware tables (issue 5): a brute-force solver over the full state
 //! (position and every running count, `support/full_state.rs`, written separately from the
-//! rules alone) must agree with [`Tablebase::probe_rules`] — the rule tables written by
-//! `generate_rule_tables`, read back through the probe — on every consistent state of every
+//! rules alone) must agree with [`Tablebase::probe_draw`] — the rule tables written by
+//! `generate_draw_tables`, read back through the probe — on every consistent state of every
 //! signature up to 3 pieces in every preset and of the king-only 4-piece signatures, and on a
 //! fixed pseudo-random sample of the states of every other 4-piece signature (FMJD-64 in an
 //! ignored test: 24.5 billion states per preset).
@@ -11,12 +11,15 @@
 mod full_state;
 
 use dprobe::{
-    Board, DrawPreset, DrawRules, Interpretation, LimitOutcome, Position, RuleFile, RuleWdl,
-    Signature, TableIndex, Tablebase, Variant, Wdl,
+    draw::{DrawPreset, Interpretation, LimitOutcome},
+    format::DrawFile,
+    index::{Signature, TableIndex},
+    rules::Board,
+    DrawRules, DrawWdl, Position, Tablebase, Variant, Wdl,
 };
-use draughts_generator::generate::generate;
-use draughts_generator::rule_files::{generate_rule_tables, rule_table_path};
-use draughts_generator::solve::Silent;
+use draughts_generator::draw::build::generate_draw_tables;
+use draughts_generator::pure::build::generate;
+use draughts_generator::pure::solve::Silent;
 use full_state::{Counts, FullStateSolution};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -46,7 +49,7 @@ impl Built {
         let preset = draw.preset;
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
-        generate_rule_tables(dir.path(), &variant.moves, &draw, pieces, 3, &Silent).unwrap();
+        generate_draw_tables(dir.path(), &variant.moves, &draw, pieces, 3, &Silent).unwrap();
         let mut tables = Tablebase::new(variant);
         tables.add_directory(dir.path()).unwrap();
         tables.set_draw_rules(draw.clone()).unwrap();
@@ -74,7 +77,7 @@ impl Built {
                 return;
             }
             let position = Position::from_board(&board, dprobe::Color::White);
-            let probed = match self.tables.probe_rules(&position, &counts) {
+            let probed = match self.tables.probe_draw(&position, &counts) {
                 Ok(probe) => probe.now,
                 // The brute force enumerates only states a game can reach (and a few more it
                 // marks as no state): the probe must accept every one.
@@ -128,13 +131,18 @@ impl Built {
 impl Built {
     /// How many positions of `signature` have a fresh result that `keep` accepts, read from the
     /// rule table written.
-    fn fresh_count(&self, signature: &str, keep: impl Fn(RuleWdl) -> bool) -> usize {
+    fn fresh_count(&self, signature: &str, keep: impl Fn(DrawWdl) -> bool) -> usize {
         let signature: Signature = signature.parse().unwrap();
-        let path = rule_table_path(self.dir.path(), &self.variant.moves, &self.draw, signature);
-        let codes = RuleFile::open(&path).unwrap().fresh_results().unwrap();
+        let path = dprobe::format::draw_table_path(
+            self.dir.path(),
+            self.variant.moves.id,
+            &self.draw,
+            signature,
+        );
+        let codes = DrawFile::open(&path).unwrap().fresh_results().unwrap();
         codes
             .iter()
-            .filter(|&&c| keep(RuleWdl::from_code(c).unwrap()))
+            .filter(|&&c| keep(DrawWdl::from_code(c).unwrap()))
             .count()
     }
 
@@ -151,9 +159,13 @@ impl Built {
             let alone = self.draw.only_counter(k);
             let brute = FullStateSolution::solve(&self.variant.moves, &alone, signatures);
             for &signature in signatures {
-                let path =
-                    rule_table_path(self.dir.path(), &self.variant.moves, &self.draw, signature);
-                let file = RuleFile::open(&path).unwrap();
+                let path = dprobe::format::draw_table_path(
+                    self.dir.path(),
+                    self.variant.moves.id,
+                    &self.draw,
+                    signature,
+                );
+                let file = DrawFile::open(&path).unwrap();
                 let codes = match file.fresh_results_alone(k) {
                     Some(codes) => codes.unwrap(),
                     None => {
@@ -164,7 +176,7 @@ impl Built {
                 let index = TableIndex::new(signature);
                 for (i, &code) in codes.iter().enumerate() {
                     let board = index.board(i as u64);
-                    let stored = RuleWdl::from_code(code).unwrap();
+                    let stored = DrawWdl::from_code(code).unwrap();
                     let expected = brute.fresh_value(&board).unwrap();
                     assert_eq!(
                         stored.wdl(),
@@ -368,7 +380,7 @@ fn forcada_counted_only_after_a_move_that_occupies_the_river() {
         let draw = DrawRules::new(DrawPreset::Fpd, reading);
         let built = Built::with(Variant::PORTUGUESE, draw, 4);
         built.compare(&KING_ONLY_FOUR, 1);
-        fresh_wins.push(built.fresh_count("KKKvK", |r| r == RuleWdl::Win));
+        fresh_wins.push(built.fresh_count("KKKvK", |r| r == DrawWdl::Win));
     }
     eprintln!("Portuguese KKKvK, a 3-move Forçada: {fresh_wins:?} wins with fresh counts when the count starts at once / after a move");
     // Waiting for a move only gives the strong side time: more wins, never fewer.
@@ -393,7 +405,7 @@ fn forcada_restarted_when_the_river_is_left() {
             };
             let built = Built::with(*variant, DrawRules::new(*preset, reading), 4);
             built.compare(&KING_ONLY_FOUR, 1);
-            fresh_wins.push(built.fresh_count("KKKvK", |r| r == RuleWdl::Win));
+            fresh_wins.push(built.fresh_count("KKKvK", |r| r == DrawWdl::Win));
         }
         eprintln!(
             "{variant} KKKvK, a 3-move count: {fresh_wins:?} wins with fresh counts when it runs \
@@ -424,14 +436,14 @@ fn russian_rule_4_read_as_reach_a_winning_position() {
         if outcome == LimitOutcome::PureValue {
             built.compare(&KING_ONLY_FOUR, 1);
         }
-        let decided = |r: RuleWdl| r.wdl() != Wdl::Draw;
+        let decided = |r: DrawWdl| r.wdl() != Wdl::Draw;
         decisive.push(built.fresh_count("KKKvK", decided) + built.fresh_count("KvKKK", decided));
     }
     eprintln!("russian KKKvK and KvKKK: {decisive:?} decisive with fresh counts, rule 4 a draw at its limit / passing won positions");
     assert!(decisive[1] > decisive[0], "{decisive:?}");
 }
 
-/// The results of every move that `Tablebase::rule_moves` gives with running counts are the
+/// The results of every move that `Tablebase::draw_moves` gives with running counts are the
 /// brute force's values of the states the moves lead to (`full_state::step`, literally by the
 /// rules), on a sample of the Russian three-kings ending under both readings of rule 4 and of
 /// the Portuguese one with the Forçada restarted when the river is left: the probe follows the
@@ -473,9 +485,9 @@ fn results_of_moves_follow_the_counts() {
                 continue;
             }
             let position = Position::from_board(&board, dprobe::Color::White);
-            let probed = built.tables.rule_moves(&position, &counts).unwrap();
+            let probed = built.tables.draw_moves(&position, &counts).unwrap();
             let mut moves = Vec::new();
-            dprobe::legal_moves(&board, &variant.moves, &mut moves);
+            dprobe::rules::legal_moves(&board, &variant.moves, &mut moves);
             assert_eq!(probed.len(), moves.len());
             for (mv, probe) in moves.iter().zip(&probed) {
                 let (child, child_counts) = full_state::step(&draw, &board, &counts, mv);

@@ -2,11 +2,11 @@
 //! manifest (`tables/manifest.json`, written by `scripts/manifest.sh`): the same statistics and
 //! the same checksum of every value.
 
-use dprobe::{Signature, Variant};
-use draughts_generator::compress::Compression;
-use draughts_generator::generate::{generate_with, BuildOptions};
-use draughts_generator::solve::Silent;
-use draughts_generator::store::Table;
+use dprobe::{index::Signature, Variant};
+use draughts_generator::pure::build::{generate_with, BuildOptions};
+use draughts_generator::pure::solve::Silent;
+use draughts_generator::pure::store::Table;
+use draughts_generator::pure::write::Compression;
 
 #[test]
 fn fresh_build_matches_the_manifest() {

@@ -2,29 +2,28 @@
 //! to the solver's value for every rule set, damaged and foreign files give typed errors, and
 //! threads probing at once agree with one.
 
+use dprobe::format::TableKind;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use dprobe::{
-    has_capture, Color, Corruption, Position, ProbeError, Signature, TableFile, Tablebase, Value,
-    Variant, Wdl,
+    format::TableFile, index::Signature, rules::has_capture, Color, Corruption, Position,
+    ProbeError, Tablebase, Value, Variant, Wdl,
 };
-use draughts_generator::compress::{
-    compressed_path, encode, symbols, write_atomically, Fill, Kind, Layout,
-};
-use draughts_generator::generate::generate;
-use draughts_generator::solve::Silent;
-use draughts_generator::store::Table;
-use draughts_generator::verify::check_published;
+use draughts_generator::pure::build::generate;
+use draughts_generator::pure::solve::Silent;
+use draughts_generator::pure::store::Table;
+use draughts_generator::pure::verify::check_published;
+use draughts_generator::pure::write::{encode, symbols, write_atomically, Fill, Layout};
 
 /// Tables up to 4 pieces for one variant, built once per test run.
 fn built(variant: &Variant) -> &'static Path {
     static DIRS: [OnceLock<tempfile::TempDir>; 3] =
         [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let slot = match variant.moves.id {
-        dprobe::RuleSetId::Russian => 0,
-        dprobe::RuleSetId::Brazilian => 1,
-        dprobe::RuleSetId::Iberian => 2,
+        dprobe::rules::RuleSetId::Russian => 0,
+        dprobe::rules::RuleSetId::Brazilian => 1,
+        dprobe::rules::RuleSetId::Iberian => 2,
     };
     DIRS[slot]
         .get_or_init(|| {
@@ -168,7 +167,7 @@ fn positions_the_tables_cannot_answer_are_typed_errors() {
             signature, kind, ..
         }) => {
             assert_eq!(signature.to_string(), "KKKvK");
-            assert_eq!(kind, dprobe::TableKind::Wdl);
+            assert_eq!(kind, dprobe::format::TableKind::Wdl);
         }
         other => panic!("expected a missing table, got {other:?}"),
     }
@@ -271,7 +270,7 @@ fn a_dtw_file_holds_no_draws_and_must_agree_with_the_wdl_file() {
     let quiet = |index: u64| !has_capture(&raw.index.board(index), &variant.moves);
     let values: Vec<u16> = (0..raw.index.size()).map(|i| raw.packed(i)).collect();
     // Every draw's entry says "wins in 1 ply", and one quiet win's says "lost now".
-    let mut symbols = symbols(&values, Kind::Dtw).unwrap();
+    let mut symbols = symbols(&values, TableKind::Dtw).unwrap();
     for (symbol, &value) in symbols.iter_mut().zip(&values) {
         if Value::unpack(value) == Some(Value::Draw) {
             *symbol = 2;
@@ -285,13 +284,13 @@ fn a_dtw_file_holds_no_draws_and_must_agree_with_the_wdl_file() {
     let bytes = encode(
         rules,
         signature,
-        Kind::Dtw,
+        TableKind::Dtw,
         (&symbols, &nothing_skipped),
         Layout::DTW,
         &[Fill::Solved],
     )
     .unwrap();
-    let path = compressed_path(copy.path(), rules, signature, Kind::Dtw);
+    let path = dprobe::format::table_path(copy.path(), rules, signature, TableKind::Dtw);
     // The files as written hold the raw values wherever the probe reads them.
     check_published(copy.path(), &variant.moves, &raw).unwrap();
     write_atomically(&path, &bytes).unwrap();
@@ -436,7 +435,7 @@ fn threads_probing_at_once_agree_with_one_thread() {
         .iter()
         .flat_map(|name| {
             let signature: Signature = name.parse().unwrap();
-            let index = dprobe::TableIndex::new(signature);
+            let index = dprobe::index::TableIndex::new(signature);
             (0..index.size())
                 .step_by(7)
                 .map(move |i| Position::from_board(&index.board(i), Color::White))

@@ -1,4 +1,4 @@
-//! The independent check of rule tables (`rule_verify`): tables built by `generate_rule_tables`
+//! The independent check of rule tables (`rule_verify`): tables built by `generate_draw_tables`
 //! pass it, and a table with one value changed — under valid checksums, so that only the
 //! consistency pass can notice — fails it at that position.
 
@@ -7,17 +7,21 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use dprobe::{
-    DrawPreset, DrawRules, Interpretation, PlaneKind, RuleFile, RuleWdl, Signature, Variant, NEVER,
+    draw::{DrawPreset, Interpretation, PlaneKind, NEVER},
+    format::DrawFile,
+    index::Signature,
+    DrawRules, DrawWdl, Variant,
 };
-use draughts_generator::generate::{build_order, generate};
-use draughts_generator::rule_files::{encode_rule_table, generate_rule_tables, rule_table_path};
-use draughts_generator::rule_solve::{FamilyPlanes, RuleTable};
-use draughts_generator::rule_verify::{
-    verify_rule_table, RuleInconsistency, RuleQuantity, RuleTables, RuleValue,
+use draughts_generator::draw::build::generate_draw_tables;
+use draughts_generator::draw::solve::{DrawTable, FamilyPlanes};
+use draughts_generator::draw::verify::{
+    verify_draw_table, DrawInconsistency, DrawQuantity, DrawTables, DrawValue,
 };
-use draughts_generator::solve::Silent;
-use draughts_generator::store::StoreError;
-use draughts_generator::tableset::TableSet;
+use draughts_generator::draw::write::encode_draw_table;
+use draughts_generator::pure::build::{build_order, generate};
+use draughts_generator::pure::solve::Silent;
+use draughts_generator::pure::tableset::TableSet;
+use draughts_generator::Error;
 
 /// Move rules and counted draw rules.
 struct Rules {
@@ -33,7 +37,7 @@ impl Rules {
         }
     }
 
-    fn verify(&self, dir: &Path, signature: Signature) -> Vec<RuleInconsistency> {
+    fn verify(&self, dir: &Path, signature: Signature) -> Vec<DrawInconsistency> {
         self.try_verify(dir, signature).unwrap()
     }
 
@@ -41,19 +45,19 @@ impl Rules {
         &self,
         dir: &Path,
         signature: Signature,
-    ) -> Result<Vec<RuleInconsistency>, StoreError> {
+    ) -> Result<Vec<DrawInconsistency>, Error> {
         let pure = TableSet::new(dir, self.variant.moves);
-        let tables = RuleTables::new(dir, self.variant.moves, self.draw.clone());
-        verify_rule_table(&pure, &tables, &self.variant, signature, 10)
+        let tables = DrawTables::new(dir, self.variant.moves, self.draw.clone());
+        verify_draw_table(&pure, &tables, &self.variant, signature, 10)
     }
 
     fn path(&self, dir: &Path, signature: Signature) -> PathBuf {
-        rule_table_path(dir, &self.variant.moves, &self.draw, signature)
+        dprobe::format::draw_table_path(dir, self.variant.moves.id, &self.draw, signature)
     }
 
     /// The rule table of `signature` in `dir`, decoded.
-    fn read(&self, dir: &Path, signature: Signature) -> RuleTable {
-        let file = RuleFile::open(&self.path(dir, signature)).unwrap();
+    fn read(&self, dir: &Path, signature: Signature) -> DrawTable {
+        let file = DrawFile::open(&self.path(dir, signature)).unwrap();
         let mut families = Vec::new();
         for post in [false, true] {
             if let Some((kind, planes)) = file.family(post) {
@@ -64,7 +68,7 @@ impl Rules {
                 });
             }
         }
-        RuleTable {
+        DrawTable {
             signature,
             fresh: file.fresh_results().unwrap(),
             families,
@@ -72,8 +76,8 @@ impl Rules {
     }
 
     /// Writes `table` in `dir` as a valid file (checksums and all).
-    fn write(&self, dir: &Path, table: &RuleTable) {
-        let bytes = encode_rule_table(&self.variant.moves, &self.draw, table, &[], 1).unwrap();
+    fn write(&self, dir: &Path, table: &DrawTable) {
+        let bytes = encode_draw_table(&self.variant.moves, &self.draw, table, &[], 1).unwrap();
         std::fs::write(self.path(dir, table.signature), bytes).unwrap();
     }
 }
@@ -94,7 +98,7 @@ impl Built {
         let variant = rules.variant;
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
-        generate_rule_tables(dir.path(), &variant.moves, &rules.draw, pieces, 1, &Silent).unwrap();
+        generate_draw_tables(dir.path(), &variant.moves, &rules.draw, pieces, 1, &Silent).unwrap();
         Built { dir, rules, pieces }
     }
 
@@ -102,10 +106,10 @@ impl Built {
     fn verify_all(&self) -> usize {
         let Rules { variant, draw } = &self.rules;
         let pure = TableSet::new(self.dir.path(), variant.moves);
-        let tables = RuleTables::new(self.dir.path(), variant.moves, draw.clone());
+        let tables = DrawTables::new(self.dir.path(), variant.moves, draw.clone());
         let signatures = build_order(self.pieces);
         for &signature in &signatures {
-            let found = verify_rule_table(&pure, &tables, variant, signature, 10).unwrap();
+            let found = verify_draw_table(&pure, &tables, variant, signature, 10).unwrap();
             assert!(
                 found.is_empty(),
                 "{} {signature}: {found:#?}",
@@ -182,7 +186,7 @@ fn portuguese_rule_tables_up_to_four_pieces_pass_and_changes_are_named() {
             .unwrap_or_else(|| panic!("{name} index {wrong} not named: {found:#?}"));
         assert_eq!(
             hit.quantity,
-            RuleQuantity::Threshold {
+            DrawQuantity::Threshold {
                 post: false,
                 kind,
                 a: None
@@ -190,9 +194,9 @@ fn portuguese_rule_tables_up_to_four_pieces_pass_and_changes_are_named() {
         );
         assert_eq!(
             hit.stored,
-            RuleValue::Threshold(Some(u16::from(stored) - 1))
+            DrawValue::Threshold(Some(u16::from(stored) - 1))
         );
-        assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
+        assert_eq!(hit.expected, DrawValue::Threshold(Some(stored.into())));
     }
 }
 
@@ -218,10 +222,11 @@ fn restarted_forcada_tables_pass_and_changes_are_named() {
     let post = &mut table.families[1];
     assert!(post.post);
     assert_eq!(post.kind, PlaneKind::ThresholdA);
-    let index = dprobe::TableIndex::new(signature);
+    let index = dprobe::index::TableIndex::new(signature);
     let wrong = (0..post.planes[0].len())
         .find(|&i| {
-            let on_river = index.board(i as u64).kings & dprobe::geometry::LONG_DIAGONAL != 0;
+            let on_river =
+                index.board(i as u64).kings & dprobe::rules::geometry::LONG_DIAGONAL != 0;
             on_river && (2..6).contains(&post.planes[0][i])
         })
         .unwrap();
@@ -235,13 +240,13 @@ fn restarted_forcada_tables_pass_and_changes_are_named() {
         .unwrap_or_else(|| panic!("index {wrong} not named: {found:#?}"));
     assert_eq!(
         hit.quantity,
-        RuleQuantity::Threshold {
+        DrawQuantity::Threshold {
             post: true,
             kind: PlaneKind::ThresholdA,
             a: None
         }
     );
-    assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
+    assert_eq!(hit.expected, DrawValue::Threshold(Some(stored.into())));
 }
 
 /// Russian rule 4 read as "reach a winning position": where the strong side wins in the pure
@@ -250,7 +255,7 @@ fn restarted_forcada_tables_pass_and_changes_are_named() {
 #[test]
 fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
     let reading = Interpretation {
-        r4_limit_outcome: dprobe::LimitOutcome::PureValue,
+        r4_limit_outcome: dprobe::draw::LimitOutcome::PureValue,
         ..Interpretation::default()
     };
     let rules = Rules {
@@ -265,7 +270,7 @@ fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
     let won = table
         .fresh
         .iter()
-        .position(|&c| RuleWdl::from_code(c) == Some(RuleWdl::Win))
+        .position(|&c| DrawWdl::from_code(c) == Some(DrawWdl::Win))
         .unwrap();
     let post = &mut table.families[1];
     assert!(post.post);
@@ -277,8 +282,8 @@ fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
         .iter()
         .find(|f| f.index == won as u64)
         .unwrap_or_else(|| panic!("index {won} not named: {found:#?}"));
-    assert_eq!(hit.stored, RuleValue::Threshold(Some(3)));
-    assert_eq!(hit.expected, RuleValue::Threshold(None));
+    assert_eq!(hit.stored, DrawValue::Threshold(Some(3)));
+    assert_eq!(hit.expected, DrawValue::Threshold(None));
 }
 
 #[test]
@@ -291,9 +296,9 @@ fn a_changed_fresh_result_is_named() {
     let wrong = table
         .fresh
         .iter()
-        .position(|&c| c == RuleWdl::BlessedLoss.code())
+        .position(|&c| c == DrawWdl::BlessedLoss.code())
         .expect("Russian KvKKK has blessed losses");
-    table.fresh[wrong] = RuleWdl::Loss.code();
+    table.fresh[wrong] = DrawWdl::Loss.code();
     built.rules.write(copy.path(), &table);
 
     let found = built.rules.verify(copy.path(), signature);
@@ -302,11 +307,11 @@ fn a_changed_fresh_result_is_named() {
         .find(|f| f.index == wrong as u64)
         .unwrap_or_else(|| panic!("index {wrong} not named: {found:#?}"));
     assert!(
-        matches!(hit.quantity, RuleQuantity::Fresh { .. }),
+        matches!(hit.quantity, DrawQuantity::Fresh { .. }),
         "{hit:?}"
     );
-    assert_eq!(hit.stored, RuleValue::Result(RuleWdl::Loss));
-    assert_eq!(hit.expected, RuleValue::Result(RuleWdl::BlessedLoss));
+    assert_eq!(hit.stored, DrawValue::Result(DrawWdl::Loss));
+    assert_eq!(hit.expected, DrawValue::Result(DrawWdl::BlessedLoss));
     assert!(hit.fen.starts_with("W:"), "{}", hit.fen);
 }
 
@@ -330,11 +335,11 @@ fn a_changed_threshold_is_named() {
     let found = built.rules.verify(copy.path(), signature);
     let hit = found
         .iter()
-        .find(|f| f.index == wrong as u64 && matches!(f.quantity, RuleQuantity::Threshold { .. }))
+        .find(|f| f.index == wrong as u64 && matches!(f.quantity, DrawQuantity::Threshold { .. }))
         .unwrap_or_else(|| panic!("index {wrong} not named: {found:#?}"));
     assert_eq!(
         hit.quantity,
-        RuleQuantity::Threshold {
+        DrawQuantity::Threshold {
             post: false,
             kind: PlaneKind::ThresholdA,
             a: None
@@ -342,9 +347,9 @@ fn a_changed_threshold_is_named() {
     );
     assert_eq!(
         hit.stored,
-        RuleValue::Threshold(Some(u16::from(stored) + 2))
+        DrawValue::Threshold(Some(u16::from(stored) + 2))
     );
-    assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
+    assert_eq!(hit.expected, DrawValue::Threshold(Some(stored.into())));
 }
 
 #[test]
@@ -368,7 +373,7 @@ fn a_changed_layer_is_named() {
     built.rules.write(copy.path(), &table);
 
     let found = built.rules.verify(copy.path(), signature);
-    let quantity = RuleQuantity::Threshold {
+    let quantity = DrawQuantity::Threshold {
         post: false,
         kind: PlaneKind::LayersAz,
         a: Some(layer as u16),
@@ -377,8 +382,8 @@ fn a_changed_layer_is_named() {
         .iter()
         .find(|f| f.index == wrong as u64 && f.quantity == quantity)
         .unwrap_or_else(|| panic!("index {wrong} layer {layer} not named: {found:#?}"));
-    assert_eq!(hit.stored, RuleValue::Threshold(None));
-    assert_eq!(hit.expected, RuleValue::Threshold(Some(stored.into())));
+    assert_eq!(hit.stored, DrawValue::Threshold(None));
+    assert_eq!(hit.expected, DrawValue::Threshold(Some(stored.into())));
 }
 
 #[test]
@@ -388,7 +393,7 @@ fn missing_and_foreign_rule_tables_are_errors() {
     // A material an exit leads to is missing: named, not a pass.
     std::fs::remove_file(built.rules.path(copy.path(), sig("KvK"))).unwrap();
     match built.rules.try_verify(copy.path(), sig("KKvK")) {
-        Err(StoreError::Missing { signature, .. }) => assert_eq!(signature, sig("KvK")),
+        Err(Error::Missing { signature, .. }) => assert_eq!(signature, sig("KvK")),
         other => panic!("{other:?}"),
     }
     // A file of another signature under this one's name.
@@ -445,9 +450,9 @@ fn dtb_verify_checks_rule_tables() {
     let wrong = table
         .fresh
         .iter()
-        .position(|&c| c == RuleWdl::Win.code())
+        .position(|&c| c == DrawWdl::Win.code())
         .unwrap();
-    table.fresh[wrong] = RuleWdl::CursedWin.code();
+    table.fresh[wrong] = DrawWdl::CursedWin.code();
     rules.write(dir.path(), &table);
     let out = dtb(&["verify", "--variant", "russian", "--dir", d]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -476,7 +481,7 @@ fn a_result_alone_outside_its_bounds_is_named() {
     let copy = built.copy();
     let signature = sig("KvKKK");
     let path = built.rules.path(copy.path(), signature);
-    let file = RuleFile::open(&path).unwrap();
+    let file = DrawFile::open(&path).unwrap();
     let mut alone: Vec<Vec<u8>> = (0..file.counters_alone())
         .map(|k| file.fresh_results_alone(k).unwrap().unwrap())
         .collect();
@@ -493,11 +498,11 @@ fn a_result_alone_outside_its_bounds_is_named() {
     let wrong = table
         .fresh
         .iter()
-        .position(|&c| c == RuleWdl::Loss.code())
+        .position(|&c| c == DrawWdl::Loss.code())
         .expect("Russian KvKKK has losses");
-    alone[r1][wrong] = RuleWdl::BlessedLoss.code();
+    alone[r1][wrong] = DrawWdl::BlessedLoss.code();
     let sections: Vec<&[u8]> = alone.iter().map(Vec::as_slice).collect();
-    let bytes = encode_rule_table(
+    let bytes = encode_draw_table(
         &built.rules.variant.moves,
         &built.rules.draw,
         &table,
@@ -512,11 +517,11 @@ fn a_result_alone_outside_its_bounds_is_named() {
     assert_eq!(found[0].index, wrong as u64);
     assert_eq!(
         found[0].quantity,
-        RuleQuantity::Alone {
+        DrawQuantity::Alone {
             counter: "r1-three-kings"
         }
     );
-    assert_eq!(found[0].stored, RuleValue::Result(RuleWdl::BlessedLoss));
+    assert_eq!(found[0].stored, DrawValue::Result(DrawWdl::BlessedLoss));
     assert!(found[0]
         .quantity
         .to_string()

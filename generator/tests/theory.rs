@@ -1,11 +1,15 @@
 //! Endgame theory of RULES.md §6 that pure 4-piece tables can speak to, checked against the
 //! tables built here. Each test prints what it measured.
 
-use dprobe::geometry::LONG_DIAGONAL;
-use dprobe::{has_capture, legal_moves, Board, Color, Position, Signature, Value, Variant};
-use draughts_generator::generate::generate;
-use draughts_generator::solve::Silent;
-use draughts_generator::tableset::TableSet;
+use dprobe::rules::geometry::LONG_DIAGONAL;
+use dprobe::{
+    index::Signature,
+    rules::{has_capture, legal_moves, Board},
+    Color, Position, Value, Variant,
+};
+use draughts_generator::pure::build::generate;
+use draughts_generator::pure::solve::Silent;
+use draughts_generator::pure::tableset::TableSet;
 
 /// Three kings (side to move) against a lone king, counted by where the kings stand.
 #[derive(Debug, Default)]
@@ -55,7 +59,7 @@ fn three_kings_census(
 
 /// Whether every move of the strong side lets the lone king capture (a fork: the claim of the
 /// theory is about kings that are safe).
-fn every_move_allows_a_capture(board: &Board, rules: &dprobe::MoveRules) -> bool {
+fn every_move_allows_a_capture(board: &Board, rules: &dprobe::rules::MoveRules) -> bool {
     let mut moves = Vec::new();
     legal_moves(board, rules, &mut moves);
     moves.iter().all(|mv| has_capture(&board.play(mv), rules))

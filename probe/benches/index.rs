@@ -3,7 +3,7 @@
 //! hottest signatures look like it).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use dprobe::{MenRun, Signature, TableIndex};
+use dprobe::index::{MenRun, Signature, TableIndex};
 
 /// Indices spread over the whole table, in a scrambled order, as the solver's queues meet them.
 fn spread_indices(table: &TableIndex, count: u64) -> Vec<u64> {

@@ -1,7 +1,7 @@
 //! Move generation speed: perft leaves per second from the initial position, one thread.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use dprobe::{Perft, Position, Variant};
+use dprobe::{rules::Perft, Position, Variant};
 
 fn perft(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");

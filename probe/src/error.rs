@@ -1,37 +1,12 @@
 //! Errors of probing: what the caller did or lacks ([`ProbeError`]) and what is wrong with a
 //! file ([`CorruptedTable`], [`Corruption`]).
 
-use std::fmt;
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::signature::Signature;
-
-/// The two kinds of table file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TableKind {
-    /// Win, draw or loss of every position (`.wdl`): small, probed during search.
-    Wdl,
-    /// Distance to the end of the game of every position (`.dtw`): larger, used at the root.
-    Dtw,
-}
-
-impl TableKind {
-    /// The file name extension (`wdl` or `dtw`).
-    pub const fn extension(self) -> &'static str {
-        match self {
-            TableKind::Wdl => "wdl",
-            TableKind::Dtw => "dtw",
-        }
-    }
-}
-
-impl fmt::Display for TableKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.extension())
-    }
-}
+use crate::format::TableKind;
+use crate::index::Signature;
 
 /// Why a probe failed.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -67,7 +42,7 @@ pub enum ProbeError {
         "missing rule table {signature} ({rules} rules, {draw_rules} draw rules); build it with \
          `dtb generate --pieces {pieces}` and add its directory"
     )]
-    MissingRuleTable {
+    MissingDrawTable {
         /// The signature of the table, from the mover's view.
         signature: Signature,
         /// The rule set.
@@ -92,10 +67,10 @@ pub enum ProbeError {
     },
     /// Running counts that do not fit the position.
     #[error(transparent)]
-    Counts(#[from] crate::rule_state::CountsError),
+    Counts(#[from] crate::draw::CountsError),
     /// Draw rules the rule tables do not implement.
     #[error(transparent)]
-    UnsupportedRules(#[from] crate::rule_state::UnsupportedRules),
+    UnsupportedDrawRules(#[from] crate::draw::UnsupportedDrawRules),
     /// A table file is damaged, truncated or not the expected table.
     #[error(transparent)]
     Corrupted(#[from] CorruptedTable),

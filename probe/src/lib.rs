@@ -1,11 +1,34 @@
-//! Rules, notation, move generation and endgame tablebase probing for 8×8 draughts with flying
+//! Endgame tablebase probing, rules, notation and move generation for 8×8 draughts with flying
 //! kings — Russian, Brazilian, Portuguese and Spanish.
 //!
-//! A [`Variant`] is a value holding its rules; [`Position`] is a position as players see it and
-//! [`Board`] the same position seen from the side to move, which is what move generation,
-//! indexing and tables use. A [`Tablebase`] probes the compressed table files that `dtb
-//! generate` writes (format: `docs/FORMAT.md`): win/draw/loss, distance to the end of the game,
-//! the best move and the principal variation.
+//! An engine opens the tables that `dtb generate` wrote, then asks for the value of a position
+//! (win, draw or loss; the distance in plies to the end of the game) or the best move:
+//!
+//! ```no_run
+//! use dprobe::{Position, Tablebase, Value, Variant, Wdl};
+//!
+//! let mut tables = Tablebase::new(Variant::RUSSIAN);
+//! tables.add_directory("tables")?;
+//! let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+//! assert_eq!(tables.probe_wdl(&position)?, Wdl::Win); // in search
+//! if let Some((best, Value::Win(plies))) = tables.best_move(&position)? {
+//!     // at the root
+//!     println!("{} wins in {plies} plies", position.move_to_string(&Variant::RUSSIAN, &best));
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Values come in two kinds: the *pure* game value ([`Wdl`], [`Value`]: a game that never ends
+//! is a draw) and the value under the variant's counted draw rules ([`DrawWdl`], probed with
+//! [`Tablebase::probe_draw`] and the game's running counts).
+//!
+//! The crate root holds what an engine calls. The layers below it are public too, each in its
+//! module: [`rules`] (move rules as data, [`rules::Board`], move generation, perft),
+//! [`notation`] (position strings and moves in each variant's notation), [`index`] (material
+//! signatures and the dense position index), [`format`] (the table files), [`draw`] (the
+//! counted draw rules and the state they reduce to).
+//!
+//! Positions as players write them (PDN FEN, moves) are parsed without any table:
 //!
 //! ```
 //! use dprobe::{Position, Variant};
@@ -16,47 +39,20 @@
 //! assert_eq!(pos.move_to_string(&variant, &moves[0]), "c3:e5:g7");
 //! ```
 
-mod board;
-mod cache;
-mod draw_rules;
+#![warn(missing_docs)]
+
+pub mod draw;
 mod error;
-mod format;
-pub mod geometry;
-mod index;
-mod movegen;
-mod notation;
-mod perft;
-mod rule_file;
-mod rule_state;
-mod signature;
+pub mod format;
+pub mod index;
+pub mod notation;
+pub mod rules;
 mod tablebase;
 mod value;
-mod variant;
 
-pub use board::{Board, Color, Move, Position};
-pub use draw_rules::{
-    BadSetting, DrawCounter, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome,
-    MaterialCond, PositionCond, Strong, SETTINGS,
-};
-pub use error::{CorruptedTable, Corruption, ProbeError, TableKind};
-pub use format::{TableFile, TableHeader};
-pub use index::{binomial, positions_with_pieces, MenRank, MenRun, TableIndex};
-pub use movegen::{
-    capture_moves, count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths,
-};
-pub use notation::{algebraic, FenError, MoveError};
-pub use perft::Perft;
-pub use rule_file::{
-    RuleFile, SectionRole, RULE_FORMAT_VERSION, RULE_HEADER_LEN, RULE_MAGIC, RULE_SECTION_LEN,
-};
-pub use rule_state::{
-    counts_after, deciding_state, state_from_counts, ConditionShape, CountsError, MaterialShape,
-    PlaneKind, RuleState, RuleWdl, UnsupportedRules, NEVER,
-};
-pub use signature::{BadSignature, Signature};
-pub use tablebase::{RuleMove, RuleProbe, Tablebase};
+pub use draw::{DrawRules, DrawWdl};
+pub use error::{CorruptedTable, Corruption, ProbeError};
+pub use notation::{FenError, MoveError};
+pub use rules::{Color, Move, Position, Variant};
+pub use tablebase::{DrawMove, DrawProbe, Tablebase};
 pub use value::{Value, Wdl};
-pub use variant::{
-    CapturePrecedence, MoveRules, Notation, Numbering, PromotionInCapture, RuleSetId,
-    UnknownVariant, Variant,
-};

@@ -3,10 +3,10 @@
 
 use std::fmt::Write as _;
 
-use crate::board::{Color, Move, Position};
-use crate::geometry::{file_of, rank_of, square_at, Bitboard, BACK_ROW, PROMOTION_ROW};
-use crate::movegen::squares;
-use crate::variant::{Numbering, Variant};
+use crate::rules::geometry::{file_of, rank_of, square_at, Bitboard, BACK_ROW, PROMOTION_ROW};
+use crate::rules::squares;
+use crate::rules::{Color, Move, Position};
+use crate::rules::{Numbering, Variant};
 
 impl Numbering {
     /// The internal square of a square number (1..=32), or `None` if out of range.
@@ -511,11 +511,11 @@ mod tests {
         let river: Vec<u32> = [1, 5, 10, 14, 19, 23, 28, 32].to_vec();
         for n in long {
             let s = Numbering::FromBlackLeft.square(n).unwrap();
-            assert_ne!(crate::geometry::LONG_DIAGONAL & (1 << s), 0, "{n}");
+            assert_ne!(crate::rules::geometry::LONG_DIAGONAL & (1 << s), 0, "{n}");
         }
         for n in river {
             let s = Numbering::FromWhiteRight.square(n).unwrap();
-            assert_ne!(crate::geometry::LONG_DIAGONAL & (1 << s), 0, "{n}");
+            assert_ne!(crate::rules::geometry::LONG_DIAGONAL & (1 << s), 0, "{n}");
         }
     }
 }

@@ -25,6 +25,19 @@ impl Wdl {
     }
 }
 
+/// The same result seen from the other side.
+impl std::ops::Neg for Wdl {
+    type Output = Wdl;
+
+    fn neg(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+}
+
 impl fmt::Display for Wdl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -664,7 +664,7 @@ fn move_strings_round_trip() {
             };
             let square = |s: u8| -> String {
                 if variant == RUSSIAN {
-                    dprobe::algebraic(s)
+                    dprobe::notation::algebraic(s)
                 } else {
                     variant.notation.numbering.number(s).to_string()
                 }

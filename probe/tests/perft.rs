@@ -2,7 +2,7 @@
 //! positions with kings and captures in `data/perft-suite.jsonl` (a copy of
 //! `shared/testdata/perft-suite.jsonl`, counted by an independent implementation).
 
-use dprobe::{Perft, Position, Variant};
+use dprobe::{rules::Perft, Position, Variant};
 
 /// Published perft figures from the initial position, depths 1–10 (RULES.md §3).
 const INITIAL: [(Variant, [u64; 10]); 3] = [

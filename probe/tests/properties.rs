@@ -5,8 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use dprobe::geometry::{BACK_ROW, PROMOTION_ROW};
-use dprobe::{count_legal_moves, has_capture, Color, Position, Variant};
+use dprobe::rules::geometry::{BACK_ROW, PROMOTION_ROW};
+use dprobe::{
+    rules::{count_legal_moves, has_capture},
+    Color, Position, Variant,
+};
 use proptest::prelude::*;
 
 /// A random valid position: each square is empty or holds a White or Black man or king, with a
@@ -172,7 +175,7 @@ proptest! {
         );
         // The Board-level list is the same set, in the mover's orientation.
         let mut board_moves = Vec::new();
-        dprobe::legal_moves(&pos.board(), &variant.moves, &mut board_moves);
+        dprobe::rules::legal_moves(&pos.board(), &variant.moves, &mut board_moves);
         let oriented: BTreeSet<_> = board_moves.iter().map(|mv| pos.orient_move(mv)).collect();
         prop_assert_eq!(oriented, distinct);
     }

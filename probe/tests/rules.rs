@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use dprobe::{count_legal_moves, Color, Move, Position, Variant};
+use dprobe::{rules::count_legal_moves, Color, Move, Position, Variant};
 
 const RUSSIAN: Variant = Variant::RUSSIAN;
 const BRAZILIAN: Variant = Variant::BRAZILIAN;
@@ -55,7 +55,7 @@ fn number(variant: &Variant, square: &str) -> u32 {
     index as u32 + 1
 }
 
-/// The internal square (`rank * 4 + file / 2`, see `dprobe::geometry`) of an algebraic square.
+/// The internal square (`rank * 4 + file / 2`, see `dprobe::rules::geometry`) of an algebraic square.
 fn sq(name: &str) -> u8 {
     let b = name.as_bytes();
     let (file, rank) = (b[0] - b'a', b[1] - b'1');
@@ -629,7 +629,7 @@ fn all_paths(pos: &Position, variant: &Variant) -> BTreeSet<String> {
         .flat_map(|mv| pos.move_paths(variant, mv))
         .map(|path| {
             path.iter()
-                .map(|&s| dprobe::algebraic(s))
+                .map(|&s| dprobe::notation::algebraic(s))
                 .collect::<Vec<_>>()
                 .join(":")
         })

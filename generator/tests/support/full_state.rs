@@ -78,10 +78,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use dprobe::geometry::{rank_of, LONG_DIAGONAL};
+use dprobe::rules::geometry::{rank_of, LONG_DIAGONAL};
 use dprobe::{
-    legal_moves, Board, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome, Move,
-    MoveRules, PositionCond, Signature, Strong, Wdl,
+    draw::{DrawPreset, Interpretation, Limit, LimitOutcome, PositionCond, Strong},
+    index::Signature,
+    rules::{legal_moves, Board, MoveRules},
+    DrawRules, Move, Wdl,
 };
 use rayon::prelude::*;
 

@@ -26,14 +26,16 @@
 use std::sync::Mutex;
 
 use dprobe::{
-    legal_moves, Board, ConditionShape, DrawRules, LimitOutcome, MaterialShape, Move, MoveRules,
-    PlaneKind, RuleState, RuleWdl, Signature, TableIndex, Value, Wdl, NEVER,
+    draw::{ConditionShape, DrawState, LimitOutcome, MaterialShape, PlaneKind, NEVER},
+    index::{Signature, TableIndex},
+    rules::{legal_moves, Board, MoveRules},
+    DrawRules, DrawWdl, Move, Value, Wdl,
 };
 use rayon::prelude::*;
 
-use crate::solve::chunks;
-use crate::store::StoreError;
-use crate::tableset::TableSet;
+use crate::pure::solve::chunks;
+use crate::pure::tableset::TableSet;
+use crate::Error;
 
 /// Class of a position for every layer past 0: lost now (the mover has no move).
 const LOST: u8 = 0;
@@ -55,7 +57,7 @@ const MAX_STORED: u16 = NEVER as u16 - 1;
 /// The rule results of positions in materials solved earlier.
 pub trait FreshResults: Sync {
     /// The result of `board` with fresh counts (its material just arose).
-    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError>;
+    fn fresh(&self, board: &Board) -> Result<DrawWdl, Error>;
 }
 
 /// The planes of one family of one side.
@@ -71,7 +73,7 @@ pub struct FamilyPlanes {
 
 impl FamilyPlanes {
     /// Whether the pure winner of position `index` wins in `state` (not at a limit).
-    pub fn wins(&self, index: usize, state: &RuleState) -> bool {
+    pub fn wins(&self, index: usize, state: &DrawState) -> bool {
         let plane = self.kind.plane_for(state.a, self.planes.len());
         self.kind.wins(self.planes[plane][index], state)
     }
@@ -79,10 +81,10 @@ impl FamilyPlanes {
 
 /// The rule table of one signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuleTable {
+pub struct DrawTable {
     /// Its signature.
     pub signature: Signature,
-    /// The result with fresh counts, a [`RuleWdl`] code per position.
+    /// The result with fresh counts, a [`DrawWdl`] code per position.
     pub fresh: Vec<u8>,
     /// `pre`, then `post` if the material has a condition counter; none if nothing can decide
     /// anything but the exits (then `fresh` says everything).
@@ -129,13 +131,13 @@ struct Pair {
 ///
 /// A missing or damaged pure table of the pair, a failed lookup of a smaller material, rules the
 /// tables do not implement, or a table too large for the edge encoding.
-pub fn solve_rule_pair(
+pub fn solve_draw_pair(
     rules: &MoveRules,
     draw: &DrawRules,
     pure: &TableSet,
     fresh_results: &dyn FreshResults,
     signature: Signature,
-) -> Result<Vec<RuleTable>, StoreError> {
+) -> Result<Vec<DrawTable>, Error> {
     let pure_value_limit = draw
         .active(&signature)
         .any(|(c, _)| c.limit_outcome == LimitOutcome::PureValue);
@@ -157,14 +159,14 @@ pub fn solve_rule_pair(
 }
 
 /// Per position, `with` (solved with every limit a draw) or `without` (solved without the
-/// counters read with [`LimitOutcome::PureValue`]), as [`solve_rule_pair`] says.
+/// counters read with [`LimitOutcome::PureValue`]), as [`solve_draw_pair`] says.
 fn keep_the_deciding_solve(
     draw: &DrawRules,
-    with: RuleTable,
-    without: RuleTable,
-) -> Result<RuleTable, StoreError> {
+    with: DrawTable,
+    without: DrawTable,
+) -> Result<DrawTable, Error> {
     let signature = with.signature;
-    let refuse = |why: String| StoreError::Unsupported(format!("{signature}: {why}"));
+    let refuse = |why: String| Error::Unsupported(format!("{signature}: {why}"));
     let [with_pre, with_post] = match with.families.as_slice() {
         [pre, post] if !pre.post && post.post => [pre, post],
         _ => {
@@ -181,7 +183,7 @@ fn keep_the_deciding_solve(
         .fresh
         .iter()
         .map(|&code| {
-            let pure = RuleWdl::from_code(code).map_or(Wdl::Draw, RuleWdl::pure);
+            let pure = DrawWdl::from_code(code).map_or(Wdl::Draw, DrawWdl::pure);
             draw.set_aside(&signature, pure).is_some()
         })
         .collect();
@@ -190,7 +192,7 @@ fn keep_the_deciding_solve(
     for k in 0..with_pre.planes.len().max(without_pre.planes.len()) {
         let (mut kept, other) = (plane(&with_pre.planes, k), plane(&without_pre.planes, k));
         for (i, entry) in kept.iter_mut().enumerate() {
-            let decisive = RuleWdl::from_code(with.fresh[i]).is_some_and(|r| r.pure() != Wdl::Draw);
+            let decisive = DrawWdl::from_code(with.fresh[i]).is_some_and(|r| r.pure() != Wdl::Draw);
             if set_aside[i] {
                 *entry = other[i];
             } else if decisive && *entry != other[i] {
@@ -220,7 +222,7 @@ fn keep_the_deciding_solve(
         .zip(&set_aside)
         .map(|((&with, &without), &aside)| if aside { without } else { with })
         .collect();
-    Ok(RuleTable {
+    Ok(DrawTable {
         signature,
         fresh,
         families: vec![
@@ -245,7 +247,7 @@ fn solve_with_limits_drawn(
     pure: &TableSet,
     fresh_results: &dyn FreshResults,
     signature: Signature,
-) -> Result<Vec<RuleTable>, StoreError> {
+) -> Result<Vec<DrawTable>, Error> {
     let mut signatures = vec![signature];
     if signature.flipped() != signature {
         signatures.push(signature.flipped());
@@ -254,7 +256,7 @@ fn solve_with_limits_drawn(
         .iter()
         .map(|&s| MaterialShape::of(draw, s))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| StoreError::Unsupported(e.to_string()))?;
+        .map_err(|e| Error::Unsupported(e.to_string()))?;
     let failure = Mutex::new(None);
     let sides = signatures
         .iter()
@@ -322,7 +324,7 @@ fn solve_with_limits_drawn(
         .sides
         .iter()
         .zip(families)
-        .map(|(side, families)| RuleTable {
+        .map(|(side, families)| DrawTable {
             signature: side.signature,
             fresh: side.fresh_results(&families),
             families,
@@ -359,17 +361,17 @@ fn build_graph(
     signature: Signature,
     shape: MaterialShape,
     child_side: usize,
-    failure: &Mutex<Option<StoreError>>,
-) -> Result<SideGraph, StoreError> {
+    failure: &Mutex<Option<Error>>,
+) -> Result<SideGraph, Error> {
     let index = TableIndex::new(signature);
     let size = index.size();
     if size > u64::from(EDGE_INDEX) {
-        return Err(StoreError::Unsupported(format!(
+        return Err(Error::Unsupported(format!(
             "{signature}: {size} positions, more than the rule solver's {EDGE_INDEX}"
         )));
     }
     let table = pure.table(signature)?;
-    let record = |error: StoreError| {
+    let record = |error: Error| {
         failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -410,8 +412,8 @@ fn build_graph(
                 let pure = match table.value(i) {
                     Some(value) => value.wdl(),
                     None => {
-                        record(StoreError::Corrupt {
-                            path: crate::store::table_path(pure.dir(), rules.id, signature),
+                        record(Error::Corrupt {
+                            path: dprobe::format::raw_table_path(pure.dir(), rules.id, signature),
                             reason: format!("invalid value at index {i}"),
                         });
                         Wdl::Draw
@@ -463,7 +465,7 @@ fn build_graph(
 /// What a side needs to know about the children of its positions.
 struct Children<'a> {
     /// The pure table of the children.
-    pure: &'a crate::store::Table,
+    pure: &'a crate::pure::store::Table,
     /// Index of the children inside the material (the colour flip).
     index: TableIndex,
     /// Which side of the pair they are on.
@@ -471,7 +473,7 @@ struct Children<'a> {
     /// The condition counter, seen from the children's side to move.
     condition: Option<ConditionShape>,
     fresh_results: &'a dyn FreshResults,
-    record: &'a (dyn Fn(StoreError) + Sync),
+    record: &'a (dyn Fn(Error) + Sync),
 }
 
 impl Children<'_> {
@@ -494,19 +496,19 @@ impl Children<'_> {
             let child = board.play(mv);
             if mv.is_capture() || mv.crowned {
                 let result = if child.own() == 0 {
-                    RuleWdl::Loss
+                    DrawWdl::Loss
                 } else {
                     self.fresh_results.fresh(&child).unwrap_or_else(|error| {
                         (self.record)(error);
-                        RuleWdl::Draw
+                        DrawWdl::Draw
                     })
                 };
                 // Good for the pure winner: the child's mover loses if the winner moved.
                 let good = result
                     == if mover_wins {
-                        RuleWdl::Loss
+                        DrawWdl::Loss
                     } else {
-                        RuleWdl::Win
+                        DrawWdl::Win
                     };
                 good_exit |= good;
                 bad_exit |= !good;
@@ -570,7 +572,7 @@ impl Pair {
         a_live: bool,
         a_cap: Option<u16>,
         cross: Cross,
-    ) -> Result<Planes, StoreError> {
+    ) -> Result<Planes, Error> {
         let post = match cross {
             Cross::Stay | Cross::Leave(_) => None,
             Cross::Enter(post) => Some(post),
@@ -579,7 +581,7 @@ impl Pair {
             (true, Some(z_full)) if !matches!(cross, Cross::Leave(_)) => {
                 Ok(self.layers(a_cap.unwrap_or(0), z_full, post))
             }
-            (true, Some(_)) => Err(StoreError::Unsupported(format!(
+            (true, Some(_)) => Err(Error::Unsupported(format!(
                 "{}: a count that stops off its condition beside a count a man move restarts",
                 self.sides[0].signature
             ))),
@@ -607,7 +609,7 @@ impl Pair {
     /// in force (`z_full`), a man move's requirement is 1 if the child wins with a full `Z`.
     /// A move back to `pre` (`Cross::Leave`) needs one ply of budget to be played, and a second
     /// to leave the child off the limit unless its mover has no move.
-    fn thresholds(&self, cap: Option<u16>, cross: Cross) -> Result<Planes, StoreError> {
+    fn thresholds(&self, cap: Option<u16>, cross: Cross) -> Result<Planes, Error> {
         let z_full = self.z_full;
         let mut values: Vec<Vec<u8>> = self
             .sides
@@ -699,7 +701,7 @@ impl Pair {
                 round = if decided { round + 1 } else { next };
             }
             if cap.is_none() && round != INF && round > limit {
-                return Err(StoreError::Unsupported(format!(
+                return Err(Error::Unsupported(format!(
                     "{}: a winning line longer than {MAX_STORED} plies to an exit does not fit the \
                      rule table's bytes",
                     self.sides[0].signature
@@ -830,10 +832,10 @@ impl SideGraph {
         out
     }
 
-    fn fresh_result(&self, i: usize, board: &Board, families: &[FamilyPlanes]) -> RuleWdl {
+    fn fresh_result(&self, i: usize, board: &Board, families: &[FamilyPlanes]) -> DrawWdl {
         let pure = self.pure[i];
         if pure == Wdl::Draw {
-            return RuleWdl::Draw;
+            return DrawWdl::Draw;
         }
         let state = self.shape.fresh(board);
         let wins = self.class[i] == LOST
@@ -842,23 +844,23 @@ impl SideGraph {
                 .find(|f| f.post == state.post)
                 .is_some_and(|f| f.wins(i, &state));
         match (pure == Wdl::Win, wins) {
-            (true, true) => RuleWdl::Win,
-            (true, false) => RuleWdl::CursedWin,
-            (false, true) => RuleWdl::Loss,
-            (false, false) => RuleWdl::BlessedLoss,
+            (true, true) => DrawWdl::Win,
+            (true, false) => DrawWdl::CursedWin,
+            (false, true) => DrawWdl::Loss,
+            (false, false) => DrawWdl::BlessedLoss,
         }
     }
 }
 
 /// Fresh rule results held in memory, by signature: what a build of rule tables reads its exits
 /// from (one byte per position).
-pub struct RuleResults {
+pub struct DrawResults {
     tables: Vec<std::sync::OnceLock<Vec<u8>>>,
 }
 
-impl Default for RuleResults {
+impl Default for DrawResults {
     fn default() -> Self {
-        RuleResults {
+        DrawResults {
             tables: (0..Signature::SLOTS)
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
@@ -866,7 +868,7 @@ impl Default for RuleResults {
     }
 }
 
-impl RuleResults {
+impl DrawResults {
     /// Keeps the fresh results of `signature`.
     pub fn insert(&self, signature: Signature, fresh: Vec<u8>) {
         let _ = self.tables[signature.slot()].set(fresh);
@@ -878,28 +880,24 @@ impl RuleResults {
     }
 }
 
-impl RuleResults {
-    fn fresh_or(
-        &self,
-        board: &Board,
-        fallback: Option<&RuleResults>,
-    ) -> Result<RuleWdl, StoreError> {
+impl DrawResults {
+    fn fresh_or(&self, board: &Board, fallback: Option<&DrawResults>) -> Result<DrawWdl, Error> {
         let signature = Signature::of(board);
         let table = self
             .get(signature)
             .or_else(|| fallback.and_then(|f| f.get(signature)))
             .ok_or_else(|| {
-                StoreError::Unsupported(format!("rule table {signature} is not solved yet"))
+                Error::Unsupported(format!("rule table {signature} is not solved yet"))
             })?;
         let index = TableIndex::new(signature).index(board) as usize;
-        RuleWdl::from_code(table[index]).ok_or_else(|| {
-            StoreError::Unsupported(format!("rule table {signature}: bad result at {index}"))
+        DrawWdl::from_code(table[index]).ok_or_else(|| {
+            Error::Unsupported(format!("rule table {signature}: bad result at {index}"))
         })
     }
 }
 
-impl FreshResults for RuleResults {
-    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError> {
+impl FreshResults for DrawResults {
+    fn fresh(&self, board: &Board) -> Result<DrawWdl, Error> {
         self.fresh_or(board, None)
     }
 }
@@ -908,13 +906,13 @@ impl FreshResults for RuleResults {
 /// counter alone keep only the signatures where they differ from those under all the rules.
 pub struct Overlay<'a> {
     /// Read first.
-    pub top: &'a RuleResults,
+    pub top: &'a DrawResults,
     /// Read for the signatures `top` does not hold.
-    pub base: &'a RuleResults,
+    pub base: &'a DrawResults,
 }
 
 impl FreshResults for Overlay<'_> {
-    fn fresh(&self, board: &Board) -> Result<RuleWdl, StoreError> {
+    fn fresh(&self, board: &Board) -> Result<DrawWdl, Error> {
         self.top.fresh_or(board, Some(self.base))
     }
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::board::Board;
+use crate::rules::Board;
 
 /// The material of a position from the side to move's view: (mover's men, mover's kings,
 /// opponent's men, opponent's kings). Each table holds one signature.

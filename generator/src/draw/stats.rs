@@ -1,12 +1,17 @@
 //! Statistics of a rule table file (`dtb stats`): its results with fresh counts, what each
 //! counter alone changes, and the longest win the rules allow.
 
-use dprobe::{DrawRules, MaterialShape, PlaneKind, RuleFile, RuleWdl, TableIndex, Wdl, NEVER};
+use dprobe::{
+    draw::{MaterialShape, PlaneKind, NEVER},
+    format::DrawFile,
+    index::TableIndex,
+    DrawRules, DrawWdl, Wdl,
+};
 
 /// A rule table's statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuleStats {
-    /// Results with fresh counts, counted by [`RuleWdl`] code (loss, blessed loss, draw, cursed
+pub struct DrawStats {
+    /// Results with fresh counts, counted by [`DrawWdl`] code (loss, blessed loss, draw, cursed
     /// win, win).
     pub all: [u64; 5],
     /// The same under each counter alone, by the counter's id (empty if the file predates
@@ -19,13 +24,13 @@ pub struct RuleStats {
     pub longest_win: Option<(u16, u64)>,
 }
 
-impl RuleStats {
+impl DrawStats {
     /// Reads the statistics of `file`, built under `draw`.
     ///
     /// # Errors
     ///
     /// A damaged section or a file whose planes do not fit its draw rules, as text.
-    pub fn of(file: &RuleFile, draw: &DrawRules) -> Result<RuleStats, String> {
+    pub fn of(file: &DrawFile, draw: &DrawRules) -> Result<DrawStats, String> {
         let count = |fresh: &[u8]| {
             let mut counts = [0u64; 5];
             for &code in fresh {
@@ -53,7 +58,7 @@ impl RuleStats {
             }
             alone
         };
-        Ok(RuleStats {
+        Ok(DrawStats {
             all,
             alone,
             longest_win: longest_win(file, draw, &fresh)?,
@@ -62,12 +67,12 @@ impl RuleStats {
 }
 
 /// The longest requirement in plies among the positions won with fresh counts (see
-/// [`RuleStats::longest_win`]). The entry of a threshold-of-`A` plane and of a distance plane
+/// [`DrawStats::longest_win`]). The entry of a threshold-of-`A` plane and of a distance plane
 /// is that requirement; in `A × Z` layers it is the least layer `k` whose entry the fresh `Z`
 /// meets. A threshold of `Z` alone counts plies since the last man move, not to the exit: such
 /// positions are left out.
 fn longest_win(
-    file: &RuleFile,
+    file: &DrawFile,
     draw: &DrawRules,
     fresh: &[u8],
 ) -> Result<Option<(u16, u64)>, String> {
@@ -92,7 +97,7 @@ fn longest_win(
         let mut open: Vec<(u64, Option<u16>)> = fresh
             .iter()
             .enumerate()
-            .filter(|&(_, &code)| code == RuleWdl::Win.code())
+            .filter(|&(_, &code)| code == DrawWdl::Win.code())
             .filter_map(|(i, _)| {
                 let state = shape.fresh(&index.board(i as u64));
                 (state.post == post).then_some((i as u64, state.z))

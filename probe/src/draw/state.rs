@@ -1,6 +1,6 @@
 //! The counted draw rules reduced to what a value depends on (`docs/DRAW_RULES.md` §2): per
 //! material a [`MaterialShape`] (the budgets a fresh position starts with), per game state a
-//! [`RuleState`] (family and remaining budgets in plies), and how the stored thresholds of a rule
+//! [`DrawState`] (family and remaining budgets in plies), and how the stored thresholds of a rule
 //! table decide a state ([`PlaneKind::wins`]).
 //!
 //! Every running counter is a countdown in plies: a "win within N moves" counter leaves `2N − 1`
@@ -11,10 +11,10 @@
 
 use std::fmt;
 
-use crate::board::Board;
-use crate::draw_rules::{DrawCounter, DrawRules, Limit, LimitOutcome, PositionCond, Strong};
-use crate::geometry::LONG_DIAGONAL;
-use crate::signature::Signature;
+use crate::draw::{DrawCounter, DrawRules, Limit, LimitOutcome, PositionCond, Strong};
+use crate::index::Signature;
+use crate::rules::geometry::LONG_DIAGONAL;
+use crate::rules::Board;
 
 /// A stored threshold meaning "never": the winner cannot win under the rules with any budget.
 pub const NEVER: u8 = u8::MAX;
@@ -22,7 +22,7 @@ pub const NEVER: u8 = u8::MAX;
 /// The five results of a position under the counted rules, for the side to move, with every count
 /// at its start (as if the material had just arisen).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RuleWdl {
+pub enum DrawWdl {
     /// Lost under the rules.
     Loss,
     /// Lost in the pure game, drawn under the rules.
@@ -35,42 +35,42 @@ pub enum RuleWdl {
     Win,
 }
 
-impl RuleWdl {
+impl DrawWdl {
     /// Every result, by code.
-    pub const ALL: [RuleWdl; 5] = [
-        RuleWdl::Loss,
-        RuleWdl::BlessedLoss,
-        RuleWdl::Draw,
-        RuleWdl::CursedWin,
-        RuleWdl::Win,
+    pub const ALL: [DrawWdl; 5] = [
+        DrawWdl::Loss,
+        DrawWdl::BlessedLoss,
+        DrawWdl::Draw,
+        DrawWdl::CursedWin,
+        DrawWdl::Win,
     ];
 
     /// The name used in reports and JSON (`win`, `cursed-win`, `draw`, `blessed-loss`, `loss`).
     pub const fn name(self) -> &'static str {
         match self {
-            RuleWdl::Loss => "loss",
-            RuleWdl::BlessedLoss => "blessed-loss",
-            RuleWdl::Draw => "draw",
-            RuleWdl::CursedWin => "cursed-win",
-            RuleWdl::Win => "win",
+            DrawWdl::Loss => "loss",
+            DrawWdl::BlessedLoss => "blessed-loss",
+            DrawWdl::Draw => "draw",
+            DrawWdl::CursedWin => "cursed-win",
+            DrawWdl::Win => "win",
         }
     }
 
-    /// The code stored in a rule table (0–4, in the order of [`RuleWdl::ALL`]).
+    /// The code stored in a rule table (0–4, in the order of [`DrawWdl::ALL`]).
     pub const fn code(self) -> u8 {
         self as u8
     }
 
     /// The result stored as `code`.
-    pub fn from_code(code: u8) -> Option<RuleWdl> {
-        RuleWdl::ALL.get(usize::from(code)).copied()
+    pub fn from_code(code: u8) -> Option<DrawWdl> {
+        DrawWdl::ALL.get(usize::from(code)).copied()
     }
 
     /// The result the rules give: win, draw or loss.
     pub const fn wdl(self) -> crate::Wdl {
         match self {
-            RuleWdl::Loss => crate::Wdl::Loss,
-            RuleWdl::Win => crate::Wdl::Win,
+            DrawWdl::Loss => crate::Wdl::Loss,
+            DrawWdl::Win => crate::Wdl::Win,
             _ => crate::Wdl::Draw,
         }
     }
@@ -78,14 +78,29 @@ impl RuleWdl {
     /// The pure game's result.
     pub const fn pure(self) -> crate::Wdl {
         match self {
-            RuleWdl::Loss | RuleWdl::BlessedLoss => crate::Wdl::Loss,
-            RuleWdl::Draw => crate::Wdl::Draw,
-            RuleWdl::CursedWin | RuleWdl::Win => crate::Wdl::Win,
+            DrawWdl::Loss | DrawWdl::BlessedLoss => crate::Wdl::Loss,
+            DrawWdl::Draw => crate::Wdl::Draw,
+            DrawWdl::CursedWin | DrawWdl::Win => crate::Wdl::Win,
         }
     }
 }
 
-impl fmt::Display for RuleWdl {
+/// The same result seen from the other side.
+impl std::ops::Neg for DrawWdl {
+    type Output = DrawWdl;
+
+    fn neg(self) -> DrawWdl {
+        match self {
+            DrawWdl::Loss => DrawWdl::Win,
+            DrawWdl::BlessedLoss => DrawWdl::CursedWin,
+            DrawWdl::Draw => DrawWdl::Draw,
+            DrawWdl::CursedWin => DrawWdl::BlessedLoss,
+            DrawWdl::Win => DrawWdl::Loss,
+        }
+    }
+}
+
+impl fmt::Display for DrawWdl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -94,7 +109,7 @@ impl fmt::Display for RuleWdl {
 /// A reading of the rules the solver does not implement yet.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("draw rules not supported by the rule-aware tables: {0}")]
-pub struct UnsupportedRules(pub &'static str);
+pub struct UnsupportedDrawRules(pub &'static str);
 
 /// The counter that starts on a position condition, as one material sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,8 +185,11 @@ impl MaterialShape {
     ///
     /// # Errors
     ///
-    /// [`UnsupportedRules`] for interpretations the tables do not implement yet.
-    pub fn of(rules: &DrawRules, signature: Signature) -> Result<MaterialShape, UnsupportedRules> {
+    /// [`UnsupportedDrawRules`] for interpretations the tables do not implement yet.
+    pub fn of(
+        rules: &DrawRules,
+        signature: Signature,
+    ) -> Result<MaterialShape, UnsupportedDrawRules> {
         check_supported(rules)?;
         let mut shape = MaterialShape {
             a_full: None,
@@ -186,7 +204,9 @@ impl MaterialShape {
                 Role::Z => shape.z_full = Some(shape.z_full.map_or(budget, |z| z.min(budget))),
                 Role::Condition => {
                     if shape.condition.is_some() {
-                        return Err(UnsupportedRules("two position conditions in one material"));
+                        return Err(UnsupportedDrawRules(
+                            "two position conditions in one material",
+                        ));
                     }
                     let condition = counter.condition.expect("a condition counter");
                     shape.condition = Some(ConditionShape::new(
@@ -224,7 +244,7 @@ impl MaterialShape {
     }
 
     /// The state of `board` with every count at its start.
-    pub fn fresh(&self, board: &Board) -> RuleState {
+    pub fn fresh(&self, board: &Board) -> DrawState {
         let post = self
             .condition
             .is_some_and(|c| c.starts_if_holding && c.holds(board));
@@ -235,7 +255,7 @@ impl MaterialShape {
                 min_opt(a, c)
             }
         };
-        RuleState {
+        DrawState {
             post,
             a,
             z: min_opt_clamped(self.z_full, a),
@@ -248,14 +268,14 @@ impl DrawRules {
     ///
     /// # Errors
     ///
-    /// [`UnsupportedRules`], naming the reading that is not implemented.
-    pub fn check_supported(&self) -> Result<(), UnsupportedRules> {
+    /// [`UnsupportedDrawRules`], naming the reading that is not implemented.
+    pub fn check_supported(&self) -> Result<(), UnsupportedDrawRules> {
         check_supported(self)
     }
 }
 
 /// Readings the rule-aware tables implement.
-fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
+fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedDrawRules> {
     let i = &rules.interpretation;
     // Leaving the river returns a state to the `pre` family, which must then hold no budget:
     // one that ran on beside the Forçada would need a dimension of its own.
@@ -264,19 +284,19 @@ fn check_supported(rules: &DrawRules) -> Result<(), UnsupportedRules> {
             .is_some_and(|cond| rules.restarts_on_leave(cond))
     });
     if restarts && !i.kings_rule_excludes_three_kings {
-        return Err(UnsupportedRules(
+        return Err(UnsupportedDrawRules(
             "forcada-restart-on-leave=true with kings-rule-excludes-three-kings=false",
         ));
     }
     if restarts && !i.forcada_exactly_three_kings {
-        return Err(UnsupportedRules(
+        return Err(UnsupportedDrawRules(
             "forcada-restart-on-leave=true with forcada-exactly-three-kings=false",
         ));
     }
     Ok(())
 }
 
-fn role(counter: &crate::draw_rules::DrawCounter, signature: &Signature) -> Role {
+fn role(counter: &crate::draw::DrawCounter, signature: &Signature) -> Role {
     if counter.condition.is_some() {
         return Role::Condition;
     }
@@ -312,7 +332,7 @@ fn min_opt_clamped(z: Option<u16>, a: Option<u16>) -> Option<u16> {
 /// plies left before the first limit (`A`: counters that never reset; `Z`: the one a man move
 /// restarts, at most `A`). `None` is unlimited. A state with a budget at 0 is at a limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RuleState {
+pub struct DrawState {
     /// The condition counter has started.
     pub post: bool,
     /// Plies left on the counters that never reset.
@@ -321,7 +341,7 @@ pub struct RuleState {
     pub z: Option<u16>,
 }
 
-impl RuleState {
+impl DrawState {
     /// The state after a move that neither captures nor crowns, to `child` (a position of the
     /// same material, whose shape is `child_shape`); `man`: the move was a man's.
     ///
@@ -329,13 +349,13 @@ impl RuleState {
     /// ([`ConditionShape::restarts_on_leave`]), such a move returns the state to the `pre`
     /// family, which then holds no budget ([`DrawRules::check_supported`]), unless the move
     /// used the last ply the counts allowed.
-    pub fn after(&self, child_shape: &MaterialShape, child: &Board, man: bool) -> RuleState {
+    pub fn after(&self, child_shape: &MaterialShape, child: &Board, man: bool) -> DrawState {
         let a = self.a.map(|a| a.saturating_sub(1));
         let mut z = match (self.z, child_shape.z_full) {
             (Some(_), Some(full)) if man => Some(full),
             (z, _) => z.map(|z| z.saturating_sub(1)),
         };
-        let mut next = RuleState {
+        let mut next = DrawState {
             post: self.post,
             a,
             z,
@@ -352,7 +372,7 @@ impl RuleState {
                     && !next.at_limit() =>
             {
                 debug_assert!(child_shape.a_full.is_none() && child_shape.z_full.is_none());
-                return RuleState {
+                return DrawState {
                     post: false,
                     a: None,
                     z: None,
@@ -418,7 +438,7 @@ pub fn state_from_counts(
     rules: &DrawRules,
     board: &Board,
     counts: &[(&str, Option<u16>)],
-) -> Result<RuleState, CountsError> {
+) -> Result<DrawState, CountsError> {
     state_with(rules, board, counts, false)
 }
 
@@ -429,7 +449,7 @@ fn state_with(
     board: &Board,
     counts: &[(&str, Option<u16>)],
     set_aside: bool,
-) -> Result<RuleState, CountsError> {
+) -> Result<DrawState, CountsError> {
     let signature = Signature::of(board);
     let active: Vec<_> = rules.active(&signature).collect();
     for (id, _) in counts {
@@ -446,7 +466,7 @@ fn state_with(
         }
     }
     let given = |id: &str| counts.iter().find(|(c, _)| *c == id).map(|&(_, n)| n);
-    let mut state = RuleState {
+    let mut state = DrawState {
         post: false,
         a: None,
         z: None,
@@ -613,7 +633,7 @@ pub fn deciding_state(
     board: &Board,
     pure: crate::Wdl,
     counts: &[(&str, Option<u16>)],
-) -> Result<RuleState, CountsError> {
+) -> Result<DrawState, CountsError> {
     let set_aside = rules.set_aside(&Signature::of(board), pure).is_some();
     state_with(rules, board, counts, set_aside)
 }
@@ -760,7 +780,7 @@ impl PlaneKind {
 
     /// Whether the pure winner wins in `state` (not at a limit), given the stored entry of the
     /// plane [`PlaneKind::plane_for`] chose.
-    pub fn wins(self, entry: u8, state: &RuleState) -> bool {
+    pub fn wins(self, entry: u8, state: &DrawState) -> bool {
         if entry == NEVER {
             return false;
         }
@@ -776,7 +796,7 @@ impl PlaneKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::draw_rules::{DrawPreset, Interpretation};
+    use crate::draw::{DrawPreset, Interpretation};
 
     fn shape(preset: DrawPreset, signature: &str) -> MaterialShape {
         let rules = DrawRules::new(preset, Interpretation::default());
@@ -846,12 +866,12 @@ mod tests {
             opp_kings: river | 1 << off[2] | 1 << off[3],
             ..left
         };
-        let running = |a| RuleState {
+        let running = |a| DrawState {
             post: true,
             a: Some(a),
             z: None,
         };
-        let pre = RuleState {
+        let pre = DrawState {
             post: false,
             a: None,
             z: None,

@@ -11,21 +11,22 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::draw_rules::DrawPreset;
-use crate::error::{CorruptedTable, Corruption, ProbeError, TableKind};
+use crate::draw::DrawPreset;
+use crate::draw::PlaneKind;
+use crate::error::{CorruptedTable, Corruption, ProbeError};
 use crate::format::TableFile;
-use crate::rule_state::PlaneKind;
-use crate::signature::Signature;
-use crate::variant::RuleSetId;
+use crate::format::{TableKind, MAX_TABLE_PIECES};
+use crate::index::Signature;
+use crate::rules::RuleSetId;
 
-/// The first bytes of a rule table file.
-pub const RULE_MAGIC: &[u8; 8] = b"DTBRULES";
+/// The first bytes of a draw-rule table file.
+pub const MAGIC: &[u8; 8] = b"DTBRULES";
 /// The version written.
-pub const RULE_FORMAT_VERSION: u16 = 2;
+pub const VERSION: u16 = 2;
 /// Bytes before the section list.
-pub const RULE_HEADER_LEN: usize = 32;
+pub const HEADER_LEN: usize = 32;
 /// Bytes per section entry.
-pub const RULE_SECTION_LEN: usize = 16;
+pub const SECTION_LEN: usize = 16;
 /// The most counters a set of draw rules has whose results alone a file may hold.
 const MAX_COUNTERS: usize = 16;
 /// The most sections a file may list (fresh results, two families of at most 121 planes, fresh
@@ -35,13 +36,13 @@ const MAX_SECTIONS: usize = 1 + 2 * 121 + MAX_COUNTERS;
 /// What a section holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SectionRole {
-    /// The [`crate::RuleWdl`] code of every position with fresh counts.
+    /// The [`crate::DrawWdl`] code of every position with fresh counts.
     Fresh,
     /// Plane `plane` of the family before the condition counter starts (or the only family).
     Pre(PlaneKind, u16),
     /// Plane `plane` of the family after the condition counter started.
     Post(PlaneKind, u16),
-    /// The [`crate::RuleWdl`] code of every position with fresh counts under counter `k` of the
+    /// The [`crate::DrawWdl`] code of every position with fresh counts under counter `k` of the
     /// draw rules (in their order) alone: what that rule by itself changes, for statistics.
     Alone(u16),
 }
@@ -71,6 +72,35 @@ impl SectionRole {
     }
 }
 
+/// The bytes a draw-rule table file starts with: its header, the list of its sections (each
+/// with its role and its length in bytes) and the checksum of both. The sections' compressed
+/// tables follow in the order listed.
+pub fn encode_header(
+    rules: RuleSetId,
+    preset: DrawPreset,
+    fingerprint: u64,
+    signature: Signature,
+    sections: &[(SectionRole, u64)],
+) -> Vec<u8> {
+    let mut out = vec![0u8; HEADER_LEN];
+    out[0..8].copy_from_slice(MAGIC);
+    out[8..10].copy_from_slice(&VERSION.to_le_bytes());
+    out[10] = rules.code();
+    out[11] = preset.code();
+    out[12..16].copy_from_slice(&signature.counts());
+    out[16..24].copy_from_slice(&fingerprint.to_le_bytes());
+    out[24..26].copy_from_slice(&(sections.len() as u16).to_le_bytes());
+    for &(role, len) in sections {
+        let mut entry = [0u8; SECTION_LEN];
+        entry[0..4].copy_from_slice(&role.encode());
+        entry[8..16].copy_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&entry);
+    }
+    let checksum = xxh3_64(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
 /// The planes of one family.
 #[derive(Debug)]
 pub(crate) struct FamilyFile {
@@ -80,7 +110,7 @@ pub(crate) struct FamilyFile {
 
 /// An opened, checked rule table file.
 #[derive(Debug)]
-pub struct RuleFile {
+pub struct DrawFile {
     /// The move rules.
     pub rules: RuleSetId,
     /// The counted draw rules' preset.
@@ -97,14 +127,14 @@ pub struct RuleFile {
     alone: Vec<TableFile>,
 }
 
-impl RuleFile {
+impl DrawFile {
     /// Opens a rule table file and checks its header and every section's header.
     ///
     /// # Errors
     ///
     /// [`ProbeError::Io`] if it cannot be read, [`ProbeError::Corrupted`] if it is not an intact
     /// rule table file.
-    pub fn open(path: &Path) -> Result<RuleFile, ProbeError> {
+    pub fn open(path: &Path) -> Result<DrawFile, ProbeError> {
         let io_error = |source: io::Error| ProbeError::Io {
             path: path.to_path_buf(),
             source: Arc::new(source),
@@ -122,37 +152,37 @@ impl RuleFile {
         // SAFETY: rule files are written under a temporary name and renamed into place, never
         // modified afterwards; every offset is checked against the mapping's length below.
         let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(io_error)?);
-        RuleFile::parse(path.to_path_buf(), map).map_err(ProbeError::from)
+        DrawFile::parse(path.to_path_buf(), map).map_err(ProbeError::from)
     }
 
-    fn parse(path: PathBuf, map: Arc<Mmap>) -> Result<RuleFile, CorruptedTable> {
+    fn parse(path: PathBuf, map: Arc<Mmap>) -> Result<DrawFile, CorruptedTable> {
         let corrupt = |reason| CorruptedTable {
             path: path.clone(),
             reason,
         };
         let data: &[u8] = &map;
         let len = data.len() as u64;
-        if data.len() < RULE_HEADER_LEN + 8 {
-            if !RULE_MAGIC.starts_with(&data[..data.len().min(8)]) {
+        if data.len() < HEADER_LEN + 8 {
+            if !MAGIC.starts_with(&data[..data.len().min(8)]) {
                 return Err(corrupt(Corruption::BadMagic));
             }
             return Err(corrupt(Corruption::Truncated {
                 len,
-                needed: (RULE_HEADER_LEN + 8) as u64,
+                needed: (HEADER_LEN + 8) as u64,
             }));
         }
-        if &data[0..8] != RULE_MAGIC {
+        if &data[0..8] != MAGIC {
             return Err(corrupt(Corruption::BadMagic));
         }
         let version = u16::from_le_bytes([data[8], data[9]]);
-        if version != RULE_FORMAT_VERSION {
+        if version != VERSION {
             return Err(corrupt(Corruption::UnsupportedVersion(version)));
         }
         let sections = usize::from(u16::from_le_bytes([data[24], data[25]]));
         if sections == 0 || sections > MAX_SECTIONS {
             return Err(corrupt(Corruption::BadHeader("section count")));
         }
-        let table_end = RULE_HEADER_LEN + sections * RULE_SECTION_LEN;
+        let table_end = HEADER_LEN + sections * SECTION_LEN;
         if data.len() < table_end + 8 {
             return Err(corrupt(Corruption::Truncated {
                 len,
@@ -169,7 +199,7 @@ impl RuleFile {
         let preset =
             DrawPreset::from_code(data[11]).ok_or(corrupt(Corruption::BadHeader("draw rules")))?;
         let signature = Signature::from_counts([data[12], data[13], data[14], data[15]]);
-        if !signature.is_possible() || signature.pieces() > crate::format::MAX_TABLE_PIECES {
+        if !signature.is_possible() || signature.pieces() > MAX_TABLE_PIECES {
             return Err(corrupt(Corruption::BadHeader("impossible signature")));
         }
         let mut fingerprint = [0u8; 8];
@@ -181,7 +211,7 @@ impl RuleFile {
         let mut pre: Option<FamilyFile> = None;
         let mut post: Option<FamilyFile> = None;
         let mut alone = Vec::new();
-        for entry in data[RULE_HEADER_LEN..table_end].chunks_exact(RULE_SECTION_LEN) {
+        for entry in data[HEADER_LEN..table_end].chunks_exact(SECTION_LEN) {
             let role =
                 SectionRole::decode(entry).ok_or(corrupt(Corruption::BadHeader("section")))?;
             let mut length = [0u8; 8];
@@ -228,7 +258,7 @@ impl RuleFile {
                 expected: at as u64,
             }));
         }
-        Ok(RuleFile {
+        Ok(DrawFile {
             rules,
             preset,
             fingerprint,
@@ -240,7 +270,7 @@ impl RuleFile {
         })
     }
 
-    /// The [`crate::RuleWdl`] code of every position with fresh counts, in index order.
+    /// The [`crate::DrawWdl`] code of every position with fresh counts, in index order.
     ///
     /// # Errors
     ///
@@ -255,8 +285,8 @@ impl RuleFile {
         self.alone.len()
     }
 
-    /// As [`RuleFile::fresh_results`], under counter `counter` of the draw rules alone, `None`
-    /// past [`RuleFile::counters_alone`].
+    /// As [`DrawFile::fresh_results`], under counter `counter` of the draw rules alone, `None`
+    /// past [`DrawFile::counters_alone`].
     ///
     /// # Errors
     ///
@@ -273,7 +303,7 @@ impl RuleFile {
         Some((family.kind, family.planes.len()))
     }
 
-    /// Every entry of one plane of a family ([`RuleFile::family`]), in index order.
+    /// Every entry of one plane of a family ([`DrawFile::family`]), in index order.
     ///
     /// # Errors
     ///
@@ -327,7 +357,7 @@ fn section_bytes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
     Ok(out)
 }
 
-/// Every [`crate::RuleWdl`] code of a section, in index order.
+/// Every [`crate::DrawWdl`] code of a section, in index order.
 fn read_codes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
     let out = section_bytes(table)?;
     if out.iter().any(|&c| c > 4) {

@@ -7,12 +7,18 @@
 
 use std::path::Path;
 
-use dprobe::{legal_moves, MoveRules, Position, Signature, TableFile, Value, Variant};
+use dprobe::{
+    format::{table_path, TableFile, TableKind},
+    index::Signature,
+    rules::{legal_moves, MoveRules},
+    Position, Value, Variant,
+};
 use rayon::prelude::*;
 
-use crate::compress::{capture_flags, compressed_path, symbol, Kind};
-use crate::store::{StoreError, Table};
-use crate::tableset::{move_targets, TableSet};
+use crate::pure::store::Table;
+use crate::pure::tableset::{move_targets, TableSet};
+use crate::pure::write::capture_flags;
+use crate::Error;
 
 /// One position whose stored value is not what its moves give.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +41,7 @@ pub fn verify_table(
     variant: &Variant,
     signature: Signature,
     limit: usize,
-) -> Result<Vec<Inconsistency>, StoreError> {
+) -> Result<Vec<Inconsistency>, Error> {
     let table: &Table = tables.table(signature)?;
     // Open every table a move can lead to before the parallel pass. Should a move reach
     // another table, its value reads as missing and the position is reported.
@@ -43,7 +49,7 @@ pub fn verify_table(
         tables.table(target)?;
     }
     let rules = tables.rules();
-    let mut found: Vec<Inconsistency> = crate::solve::chunks(table.index.size())
+    let mut found: Vec<Inconsistency> = crate::pure::solve::chunks(table.index.size())
         .map_init(Vec::new, |moves, range| {
             let mut found = Vec::new();
             for (index, board) in range.clone().zip(table.index.boards(range)) {
@@ -95,8 +101,8 @@ pub fn verify_table(
 pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(), String> {
     let signature = table.index.signature();
     let captures = capture_flags(rules, &table.index);
-    for kind in [Kind::Wdl, Kind::Dtw] {
-        let path = compressed_path(dir, rules.id, signature, kind);
+    for kind in [TableKind::Wdl, TableKind::Dtw] {
+        let path = table_path(dir, rules.id, signature, kind);
         let file = TableFile::open(&path).map_err(|e| match e {
             dprobe::ProbeError::Io { .. } if !path.exists() => format!(
                 "missing {}; run `dtb generate` again to write it",
@@ -122,8 +128,8 @@ pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(
                 Ok(symbols.iter().zip(first..).find_map(|(&stored, index)| {
                     let value = table.value(index);
                     let read = !captures[index as usize]
-                        && (kind == Kind::Wdl || value != Some(Value::Draw));
-                    let expected = value.and_then(|v| symbol(kind, v));
+                        && (kind == TableKind::Wdl || value != Some(Value::Draw));
+                    let expected = value.and_then(|v| kind.symbol(v));
                     (read && expected != Some(stored)).then_some(index)
                 }))
             })

@@ -5,7 +5,7 @@
 //! This module states the rules; computing values under them is described in
 //! `docs/DRAW_RULES.md`.
 
-use crate::signature::Signature;
+use crate::index::Signature;
 
 /// Which federation's set of counted rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

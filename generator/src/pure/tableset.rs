@@ -4,9 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use dprobe::{Board, MoveRules, Signature, Value};
+use dprobe::{
+    index::Signature,
+    rules::{Board, MoveRules},
+    Value,
+};
 
-use crate::store::{StoreError, Table};
+use crate::pure::store::Table;
+use crate::Error;
 
 /// Solved tables of one rule set, opened lazily and shared between threads.
 pub struct TableSet {
@@ -36,7 +41,7 @@ impl TableSet {
     }
 
     /// The table of `signature`, opened (and its checksum checked) on first use.
-    pub fn table(&self, signature: Signature) -> Result<&Table, StoreError> {
+    pub fn table(&self, signature: Signature) -> Result<&Table, Error> {
         let cell = &self.tables[signature.slot()];
         if let Some(table) = cell.get() {
             return Ok(table);
@@ -121,9 +126,9 @@ pub fn move_targets(signature: Signature) -> Vec<Signature> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::generate;
-    use crate::solve::Silent;
-    use dprobe::{legal_moves, TableIndex, Variant};
+    use crate::pure::build::generate;
+    use crate::pure::solve::Silent;
+    use dprobe::{index::TableIndex, rules::legal_moves, Variant};
 
     fn names(signature: &str) -> Vec<String> {
         let mut names: Vec<String> = move_targets(signature.parse().unwrap())

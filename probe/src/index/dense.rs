@@ -13,9 +13,9 @@
 //!
 //! Kings vary fastest, so positions that differ by a king move lie close together.
 
-use crate::board::Board;
-use crate::geometry::Bitboard;
-use crate::signature::Signature;
+use crate::index::Signature;
+use crate::rules::geometry::Bitboard;
+use crate::rules::Board;
 
 const fn build_binomials() -> [[u64; 33]; 33] {
     let mut table = [[0u64; 33]; 33];

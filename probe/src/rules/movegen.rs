@@ -6,12 +6,12 @@
 //! colours. Generation writes into a caller's buffer and allocates nothing once that buffer has
 //! grown to its working size.
 
-use crate::board::{Board, Color, Move, Position};
-use crate::geometry::{
+use crate::rules::geometry::{
     king_reach, ray_until_blocker, rotate_square, shift_down_left, shift_down_right, shift_up_left,
     shift_up_right, Bitboard, Direction, NEIGHBOUR, NO_SQUARE, PROMOTION_ROW,
 };
-use crate::variant::{CapturePrecedence, MoveRules, PromotionInCapture, Variant};
+use crate::rules::{Board, Color, Move, Position};
+use crate::rules::{CapturePrecedence, MoveRules, PromotionInCapture, Variant};
 
 /// Iterates over the squares of a set.
 #[inline(always)]

@@ -3,12 +3,17 @@
 use std::path::Path;
 use std::time::Instant;
 
-use dprobe::{MoveRules, Signature, TableFile, TableKind};
+use dprobe::{
+    format::{table_path, TableFile, TableKind},
+    index::Signature,
+    rules::MoveRules,
+};
 
-use crate::compress::{capture_flags, compressed_path, write_compressed, Compression, Kind};
-use crate::solve::{solve_pair, Progress, Solved};
-use crate::store::{write_table, StoreError, Table, TableStats};
-use crate::tableset::TableSet;
+use crate::pure::solve::{solve_pair, Progress, Solved};
+use crate::pure::store::{write_table, Table, TableStats};
+use crate::pure::tableset::TableSet;
+use crate::pure::write::{capture_flags, write_compressed, Compression};
+use crate::Error;
 
 /// The signatures with up to `pieces` pieces in an order in which each is solved after every
 /// table its captures (fewer pieces) and crownings (fewer men) lead to, a signature next to its
@@ -59,7 +64,7 @@ pub trait BuildObserver: Progress {
     fn pair_skipped(&self, _planned: &Planned) {}
 }
 
-impl BuildObserver for crate::solve::Silent {}
+impl BuildObserver for crate::pure::solve::Silent {}
 
 /// Whether a complete, intact table file exists.
 fn is_complete(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
@@ -68,16 +73,17 @@ fn is_complete(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
 
 /// Whether both compressed files of a table exist with intact headers and block tables.
 fn is_published(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
-    [(Kind::Wdl, TableKind::Wdl), (Kind::Dtw, TableKind::Dtw)]
-        .iter()
-        .all(|&(kind, table_kind)| {
-            TableFile::open(&compressed_path(dir, rules.id, signature, kind)).is_ok_and(|file| {
-                let header = file.header();
-                header.kind == table_kind
-                    && header.rules == rules.id
-                    && header.signature == signature
-            })
+    [
+        (TableKind::Wdl, TableKind::Wdl),
+        (TableKind::Dtw, TableKind::Dtw),
+    ]
+    .iter()
+    .all(|&(kind, table_kind)| {
+        TableFile::open(&table_path(dir, rules.id, signature, kind)).is_ok_and(|file| {
+            let header = file.header();
+            header.kind == table_kind && header.rules == rules.id && header.signature == signature
         })
+    })
 }
 
 /// Writes the compressed files of a raw table already on disk that lacks them (or every time,
@@ -87,7 +93,7 @@ fn publish_existing(
     rules: &MoveRules,
     signature: Signature,
     options: &BuildOptions,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     if !options.recompress && is_published(dir, rules, signature) {
         return Ok(());
     }
@@ -112,9 +118,9 @@ pub fn plan(pieces: u32) -> Vec<Planned> {
         if planned.iter().any(|p| p.signature == flip) {
             continue;
         }
-        let mut positions = dprobe::TableIndex::new(signature).size();
+        let mut positions = dprobe::index::TableIndex::new(signature).size();
         if flip != signature {
-            positions += dprobe::TableIndex::new(flip).size();
+            positions += dprobe::index::TableIndex::new(flip).size();
         }
         planned.push(Planned {
             signature,
@@ -133,7 +139,7 @@ pub fn generate(
     rules: &MoveRules,
     pieces: u32,
     observer: &dyn BuildObserver,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     generate_with(dir, rules, pieces, &BuildOptions::default(), observer)
 }
 
@@ -169,7 +175,7 @@ fn write_pair(
     rules: &MoveRules,
     solved: &[Solved],
     options: &BuildOptions,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     std::thread::scope(|scope| {
         let raw = scope.spawn(|| {
             solved.iter().try_for_each(|table| {
@@ -211,7 +217,7 @@ pub fn generate_with(
     pieces: u32,
     options: &BuildOptions,
     observer: &dyn BuildObserver,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     let mut tables = TableSet::new(dir, *rules);
     let planned_pairs = plan(pieces);
     for (step, planned) in planned_pairs.iter().enumerate() {

@@ -6,18 +6,21 @@ use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand};
 use dprobe::{
-    Color, DrawPreset, DrawRules, Interpretation, Perft, Position, ProbeError, Signature,
-    TableFile, Tablebase, Variant,
+    draw::{DrawPreset, Interpretation},
+    format::{draw_table_path, raw_table_path, TableFile},
+    index::Signature,
+    rules::Perft,
+    Color, DrawRules, Position, ProbeError, Tablebase, Variant,
 };
-use draughts_generator::compress::Compression;
-use draughts_generator::generate::{build_order, generate_with, plan, BuildOptions};
+use draughts_generator::draw::build::generate_draw_tables;
+use draughts_generator::draw::stats::DrawStats;
+use draughts_generator::draw::verify::{verify_draw_table, DrawTables};
 use draughts_generator::progress::Bars;
-use draughts_generator::rule_files::{generate_rule_tables, rule_table_path};
-use draughts_generator::rule_stats::RuleStats;
-use draughts_generator::rule_verify::{verify_rule_table, RuleTables};
-use draughts_generator::store::{table_path, Table};
-use draughts_generator::tableset::TableSet;
-use draughts_generator::verify::{check_published, verify_table};
+use draughts_generator::pure::build::{build_order, generate_with, plan, BuildOptions};
+use draughts_generator::pure::store::Table;
+use draughts_generator::pure::tableset::TableSet;
+use draughts_generator::pure::verify::{check_published, verify_table};
+use draughts_generator::pure::write::Compression;
 
 /// Prints a line to standard output; a closed pipe (`dtb stats | head`) is not an error.
 macro_rules! out {
@@ -100,7 +103,7 @@ enum Command {
         /// The counted draw rules of the rule tables built after the pure ones (`none`: no rule
         /// tables).
         #[command(flatten)]
-        rules: RuleChoice,
+        rules: DrawChoice,
     },
     /// Print each table's statistics: positions, wins, draws, losses, captures, longest win.
     Stats {
@@ -111,7 +114,7 @@ enum Command {
         json: bool,
         /// The counted draw rules whose results are shown, where their tables are built.
         #[command(flatten)]
-        rules: RuleChoice,
+        rules: DrawChoice,
     },
     /// Build the Russian tables up to 4 pieces (if missing) and probe a well-known ending.
     Demo {
@@ -131,7 +134,7 @@ enum Command {
         line: bool,
         /// The counted draw rules probed under.
         #[command(flatten)]
-        rules: RuleChoice,
+        rules: DrawChoice,
         /// Running counts, in plies since each counter started, by counter id:
         /// `r1-three-kings=12,r4-long-diagonal=4`; `id=none` for a counter not started.
         /// Counters not given are at their start.
@@ -156,7 +159,7 @@ enum Command {
         /// The counted draw rules whose rule tables to check (by default the variant's own,
         /// where built; rules asked for must be built).
         #[command(flatten)]
-        rules: RuleChoice,
+        rules: DrawChoice,
     },
 }
 
@@ -180,7 +183,7 @@ impl From<CompressionChoice> for Compression {
 
 /// Which counted draw rules: a preset and, optionally, readings other than RULES.md's.
 #[derive(Args)]
-struct RuleChoice {
+struct DrawChoice {
     /// fmjd64, cbd, fpd, spanish, or none (default: the variant's own; Brazilian: cbd).
     #[arg(long)]
     draw_rules: Option<DrawPreset>,
@@ -193,7 +196,7 @@ struct RuleChoice {
     settings: Vec<String>,
 }
 
-impl RuleChoice {
+impl DrawChoice {
     /// The draw rules chosen for `variant`, or why they cannot be used.
     fn rules(&self, variant: &Variant) -> Result<DrawRules, String> {
         let mut reading = Interpretation::default();
@@ -275,7 +278,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             counts,
             fen,
         } => {
-            let request = RuleRequest {
+            let request = DrawRequest {
                 rules: rules.rules(&variant)?,
                 counts: counts.unwrap_or_default(),
             };
@@ -312,7 +315,7 @@ fn parse_counts(text: &str) -> Result<Counts, String> {
 }
 
 /// What `dtb probe` asks about the counted draw rules.
-struct RuleRequest {
+struct DrawRequest {
     rules: DrawRules,
     counts: Counts,
 }
@@ -337,7 +340,7 @@ fn build_rules(
     );
     let started = Instant::now();
     let bars = Bars::new(total);
-    let result = generate_rule_tables(dir, &variant.moves, draw, pieces, zstd_level, &bars);
+    let result = generate_draw_tables(dir, &variant.moves, draw, pieces, zstd_level, &bars);
     bars.finish();
     result.map_err(|e| e.to_string())?;
     eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
@@ -354,7 +357,7 @@ fn demo(dir: &Path) -> Result<(), String> {
         dir.display()
     );
     out!("");
-    let request = RuleRequest {
+    let request = DrawRequest {
         rules: variant.draw_rules(),
         counts: Counts::default(),
     };
@@ -367,7 +370,7 @@ fn probe(
     fen: &str,
     json: bool,
     line: bool,
-    request: &RuleRequest,
+    request: &DrawRequest,
 ) -> Result<(), String> {
     let position = Position::from_fen(fen, variant).map_err(|e| e.to_string())?;
     let mut tables = Tablebase::new(*variant);
@@ -401,15 +404,17 @@ fn probe(
         .collect();
     // Values under the counted rules: absent if there are none, or their tables are not built
     // (then only the pure value is shown, with the reason), an error for bad counts.
-    let rule_results = if request.rules.preset == DrawPreset::None {
+    let draw_results = if request.rules.preset == DrawPreset::None {
         None
     } else {
         match tables
-            .probe_rules(&position, &counts)
-            .and_then(|p| Ok((p, tables.rule_moves(&position, &counts)?)))
+            .probe_draw(&position, &counts)
+            .and_then(|p| Ok((p, tables.draw_moves(&position, &counts)?)))
         {
             Ok(found) => Some(Ok(found)),
-            Err(e @ (ProbeError::MissingRuleTable { .. } | ProbeError::UnsupportedRules(_))) => {
+            Err(
+                e @ (ProbeError::MissingDrawTable { .. } | ProbeError::UnsupportedDrawRules(_)),
+            ) => {
                 if !counts.is_empty() {
                     return Err(e.to_string());
                 }
@@ -433,8 +438,8 @@ fn probe(
                     "wdl": v.wdl().name(),
                     "dtw": v.distance(),
                 });
-                if let Some(Ok((_, rule_moves))) = &rule_results {
-                    if let Some(r) = rule_moves.iter().find(|r| r.mv == *mv) {
+                if let Some(Ok((_, draw_moves))) = &draw_results {
+                    if let Some(r) = draw_moves.iter().find(|r| r.mv == *mv) {
                         object["result"] = serde_json::json!(r.result.name());
                         object["result_now"] = serde_json::json!(r.now.name());
                     }
@@ -448,7 +453,7 @@ fn probe(
             "dtw": value.distance(),
             "moves": moves,
         });
-        match &rule_results {
+        match &draw_results {
             Some(Ok((probe, _))) => {
                 object["draw_rules"] = serde_json::json!(request.rules.directory_name());
                 object["result"] = serde_json::json!(probe.result.name());
@@ -478,7 +483,7 @@ fn probe(
     out!("{}", position.diagram(variant).trim_end());
     out!("{}", position.to_fen(variant));
     out!("{side} to move: {value} (pure game)");
-    match &rule_results {
+    match &draw_results {
         Some(Ok((probe, _))) => {
             out!(
                 "under the {} draw rules: {} with every count at its start; {} with the counts \
@@ -497,8 +502,8 @@ fn probe(
         out!("no legal move: {side} has lost");
     }
     for (mv, v) in &moves {
-        let rules = match &rule_results {
-            Some(Ok((_, rule_moves))) => rule_moves
+        let rules = match &draw_results {
+            Some(Ok((_, draw_moves))) => draw_moves
                 .iter()
                 .find(|r| r.mv == *mv)
                 .map_or(String::new(), |r| {
@@ -643,7 +648,7 @@ fn build(variant: &Variant, pieces: u32, dir: &Path, options: &BuildOptions) -> 
 fn present_tables(variant: &Variant, dir: &Path) -> Vec<Signature> {
     build_order(MAX_PIECES)
         .into_iter()
-        .filter(|&s| table_path(dir, variant.moves.id, s).exists())
+        .filter(|&s| raw_table_path(dir, variant.moves.id, s).exists())
         .collect()
 }
 
@@ -666,11 +671,11 @@ fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Result<
         rows.push((signature, table.stats, fen, table.checksum()));
     }
     // Results under the counted draw rules, where their tables are built.
-    let rule_counts: Vec<Option<RuleStats>> = rows
+    let rule_counts: Vec<Option<DrawStats>> = rows
         .iter()
         .map(|(signature, ..)| {
-            let path = rule_table_path(dir, &variant.moves, draw, *signature);
-            RuleStats::of(&dprobe::RuleFile::open(&path).ok()?, draw).ok()
+            let path = draw_table_path(dir, variant.moves.id, draw, *signature);
+            DrawStats::of(&dprobe::format::DrawFile::open(&path).ok()?, draw).ok()
         })
         .collect();
     let mut out = String::new();
@@ -786,7 +791,7 @@ fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Result<
 
 /// The position at `index` of `signature`'s table, White to move.
 fn fen_of(variant: &Variant, signature: &Signature, index: u64) -> String {
-    let board = dprobe::TableIndex::new(*signature).board(index);
+    let board = dprobe::index::TableIndex::new(*signature).board(index);
     Position::from_board(&board, Color::White).to_fen(variant)
 }
 
@@ -869,7 +874,7 @@ fn verify_rules(
     let name = draw.directory_name();
     let signatures: Vec<Signature> = build_order(MAX_PIECES)
         .into_iter()
-        .filter(|&s| rule_table_path(dir, &variant.moves, draw, s).exists())
+        .filter(|&s| draw_table_path(dir, variant.moves.id, draw, s).exists())
         .collect();
     if signatures.is_empty() {
         out!(
@@ -883,12 +888,12 @@ fn verify_rules(
         out!("rule tables ({name}) not checked: the pure tables are not consistent");
         return 1;
     }
-    let tables = RuleTables::new(dir, variant.moves, draw.clone());
+    let tables = DrawTables::new(dir, variant.moves, draw.clone());
     let mut bad = 0;
     for (step, signature) in signatures.iter().enumerate() {
         // As in the pure check: keep mapped only the pure tables still ahead.
         pure.close_all_but(signatures[step..].iter().copied());
-        match verify_rule_table(pure, &tables, variant, *signature, 10) {
+        match verify_draw_table(pure, &tables, variant, *signature, 10) {
             Ok(found) if found.is_empty() => out!("{signature:>10}: ok ({name})"),
             Ok(found) => {
                 bad += 1;

@@ -1,9 +1,9 @@
 //! Perft: the number of move sequences of a given length, the standard check of a move generator
 //! against other programs (RULES.md §3 counts moves distinct by their result).
 
-use crate::board::{Board, Move};
-use crate::movegen::{count_legal_moves, legal_moves};
-use crate::variant::MoveRules;
+use crate::rules::MoveRules;
+use crate::rules::{count_legal_moves, legal_moves};
+use crate::rules::{Board, Move};
 
 /// Reusable move buffers, one per ply, so that counting allocates nothing once warm.
 #[derive(Default)]

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::draw_rules::{DrawPreset, DrawRules, Interpretation};
+use crate::draw::{DrawPreset, DrawRules, Interpretation};
 
 /// Which captures a player may choose among (RULES.md §2, "choice between captures").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

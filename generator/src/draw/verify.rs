@@ -5,7 +5,7 @@
 //!
 //! It shares nothing with the rule solver: it reads the pure tables, the rule files through the
 //! probe's decoding, and plays the moves with the probe's move generator and
-//! [`RuleState::after`].
+//! [`DrawState::after`].
 //!
 //! # The one-ply equations
 //!
@@ -21,7 +21,7 @@
 //!
 //! - Pure draws: the fresh result is `draw` and every plane entry is "never". The rules never
 //!   create a win (a strategy that wins under them wins the pure game), so a pure draw is a draw
-//!   in every state; this rests on the pure tables, which [`crate::verify::verify_table`] checks.
+//!   in every state; this rests on the pure tables, which [`crate::pure::verify::verify_table`] checks.
 //! - The fresh section: the equation at the fresh state ([`MaterialShape::fresh`]) gives the
 //!   stored five-valued result (win or loss if it agrees with the pure winner, a cursed win or a
 //!   blessed loss if it gives a draw).
@@ -56,14 +56,16 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use dprobe::{
-    legal_moves, Board, CorruptedTable, DrawRules, MaterialShape, Move, MoveRules, PlaneKind,
-    Position, ProbeError, RuleFile, RuleState, RuleWdl, Signature, TableIndex, Variant, Wdl, NEVER,
+    draw::{DrawState, MaterialShape, PlaneKind, NEVER},
+    format::{draw_table_path, DrawFile},
+    index::{Signature, TableIndex},
+    rules::{legal_moves, Board, MoveRules},
+    CorruptedTable, DrawRules, DrawWdl, Move, Position, ProbeError, Variant, Wdl,
 };
 use rayon::prelude::*;
 
-use crate::rule_files::rule_table_path;
-use crate::store::StoreError;
-use crate::tableset::TableSet;
+use crate::pure::tableset::TableSet;
+use crate::Error;
 
 /// The largest finite entry of a plane.
 const MAX_STORED: u16 = NEVER as u16 - 1;
@@ -73,11 +75,11 @@ const ROWS_PER_TASK: usize = 1 << 14;
 
 /// What a stored quantity is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RuleQuantity {
+pub enum DrawQuantity {
     /// The result with every count at its start, `state`.
     Fresh {
         /// The fresh state of the position.
-        state: RuleState,
+        state: DrawState,
     },
     /// The least budget with which the pure winner wins, in one family.
     Threshold {
@@ -98,10 +100,10 @@ pub enum RuleQuantity {
     },
 }
 
-impl fmt::Display for RuleQuantity {
+impl fmt::Display for DrawQuantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RuleQuantity::Fresh { state } => {
+            DrawQuantity::Fresh { state } => {
                 write!(f, "result with fresh counts ({}", family_name(state.post))?;
                 if let Some(a) = state.a {
                     write!(f, ", A={a}")?;
@@ -111,7 +113,7 @@ impl fmt::Display for RuleQuantity {
                 }
                 f.write_str(")")
             }
-            RuleQuantity::Threshold { post, kind, a } => {
+            DrawQuantity::Threshold { post, kind, a } => {
                 let family = family_name(*post);
                 match (kind, a) {
                     (PlaneKind::LayersAz, Some(a)) => write!(f, "{family} least Z at A={a}"),
@@ -120,7 +122,7 @@ impl fmt::Display for RuleQuantity {
                     _ => write!(f, "{family} least A"),
                 }
             }
-            RuleQuantity::Alone { counter } => {
+            DrawQuantity::Alone { counter } => {
                 write!(f, "result with fresh counts under {counter} alone")
             }
         }
@@ -135,31 +137,31 @@ fn family_name(post: bool) -> &'static str {
     }
 }
 
-/// A stored or recomputed value of a [`RuleQuantity`].
+/// A stored or recomputed value of a [`DrawQuantity`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RuleValue {
+pub enum DrawValue {
     /// A result with fresh counts.
-    Result(RuleWdl),
+    Result(DrawWdl),
     /// A threshold in plies, `None` for never; past [`NEVER`]` − 1` it does not fit a plane.
     Threshold(Option<u16>),
 }
 
-impl fmt::Display for RuleValue {
+impl fmt::Display for DrawValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RuleValue::Result(result) => f.write_str(result.name()),
-            RuleValue::Threshold(None) => f.write_str("never"),
-            RuleValue::Threshold(Some(n)) if *n > MAX_STORED => {
+            DrawValue::Result(result) => f.write_str(result.name()),
+            DrawValue::Threshold(None) => f.write_str("never"),
+            DrawValue::Threshold(Some(n)) if *n > MAX_STORED => {
                 write!(f, "more than {MAX_STORED} (does not fit)")
             }
-            RuleValue::Threshold(Some(n)) => write!(f, "{n}"),
+            DrawValue::Threshold(Some(n)) => write!(f, "{n}"),
         }
     }
 }
 
 /// One stored quantity of a rule table that is not what its moves give.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuleInconsistency {
+pub struct DrawInconsistency {
     /// Its table.
     pub signature: Signature,
     /// The position's index.
@@ -167,11 +169,11 @@ pub struct RuleInconsistency {
     /// The position, White to move, in the variant's notation.
     pub fen: String,
     /// Which quantity.
-    pub quantity: RuleQuantity,
+    pub quantity: DrawQuantity,
     /// What the table holds.
-    pub stored: RuleValue,
+    pub stored: DrawValue,
     /// What the moves give.
-    pub expected: RuleValue,
+    pub expected: DrawValue,
 }
 
 /// The fresh results of one rule table.
@@ -182,17 +184,17 @@ struct FreshTable {
 
 /// The rule tables of one rule set under one set of draw rules in a directory; their fresh
 /// results are read once and kept, since every larger table's exits read them.
-pub struct RuleTables {
+pub struct DrawTables {
     dir: PathBuf,
     rules: MoveRules,
     draw: DrawRules,
     fresh: Vec<OnceLock<FreshTable>>,
 }
 
-impl RuleTables {
+impl DrawTables {
     /// The rule tables of `rules` under `draw` in `dir` (nothing is read yet).
-    pub fn new(dir: &Path, rules: MoveRules, draw: DrawRules) -> RuleTables {
-        RuleTables {
+    pub fn new(dir: &Path, rules: MoveRules, draw: DrawRules) -> DrawTables {
+        DrawTables {
             dir: dir.to_path_buf(),
             rules,
             draw,
@@ -202,25 +204,25 @@ impl RuleTables {
 
     /// The rule table file of `signature`.
     pub fn path(&self, signature: Signature) -> PathBuf {
-        rule_table_path(&self.dir, &self.rules, &self.draw, signature)
+        draw_table_path(&self.dir, self.rules.id, &self.draw, signature)
     }
 
     /// Opens the rule table of `signature` and checks that it is the one expected: this rule
     /// set, these draw rules, this signature.
-    fn open(&self, signature: Signature) -> Result<RuleFile, StoreError> {
+    fn open(&self, signature: Signature) -> Result<DrawFile, Error> {
         let path = self.path(signature);
-        let file = RuleFile::open(&path).map_err(|e| match e {
-            ProbeError::Io { .. } if !path.exists() => StoreError::Missing {
+        let file = DrawFile::open(&path).map_err(|e| match e {
+            ProbeError::Io { .. } if !path.exists() => Error::Missing {
                 signature,
                 path: path.clone(),
             },
             ProbeError::Corrupted(c) => corrupt(c),
-            e => StoreError::Corrupt {
+            e => Error::Corrupt {
                 path: path.clone(),
                 reason: e.to_string(),
             },
         })?;
-        let wrong = |reason: String| StoreError::Corrupt {
+        let wrong = |reason: String| Error::Corrupt {
             path: path.clone(),
             reason,
         };
@@ -249,7 +251,7 @@ impl RuleTables {
     }
 
     /// The fresh results of `signature`, read on first use.
-    fn fresh(&self, signature: Signature) -> Result<&FreshTable, StoreError> {
+    fn fresh(&self, signature: Signature) -> Result<&FreshTable, Error> {
         let cell = &self.fresh[signature.slot()];
         if let Some(table) = cell.get() {
             return Ok(table);
@@ -257,7 +259,7 @@ impl RuleTables {
         let index = TableIndex::new(signature);
         let codes = self.open(signature)?.fresh_results().map_err(corrupt)?;
         if codes.len() as u64 != index.size() {
-            return Err(StoreError::Corrupt {
+            return Err(Error::Corrupt {
                 path: self.path(signature),
                 reason: format!("{} fresh results, expected {}", codes.len(), index.size()),
             });
@@ -273,12 +275,12 @@ impl RuleTables {
         }
         let table = self.fresh[Signature::of(board).slot()].get()?;
         let code = *table.codes.get(table.index.index(board) as usize)?;
-        RuleWdl::from_code(code).map(RuleWdl::wdl)
+        DrawWdl::from_code(code).map(DrawWdl::wdl)
     }
 }
 
-fn corrupt(c: CorruptedTable) -> StoreError {
-    StoreError::Corrupt {
+fn corrupt(c: CorruptedTable) -> Error {
+    Error::Corrupt {
         path: c.path.clone(),
         reason: c.reason.to_string(),
     }
@@ -307,7 +309,7 @@ impl Rows {
     /// Whether the pure winner wins in `state`, by the stored entry of position `index`. A
     /// distance family with a budget (the check's virtual one) wins if the distance fits it.
     #[inline(always)]
-    fn wins(&self, index: usize, state: &RuleState) -> bool {
+    fn wins(&self, index: usize, state: &DrawState) -> bool {
         let entry = self.entry(index, state.a);
         match (self.kind, state.a) {
             (PlaneKind::Distance, Some(within)) => entry != NEVER && u16::from(entry) <= within,
@@ -331,12 +333,12 @@ impl Side {
     /// `check_sums`: also check every checksum of the file (blocks read are checked anyway).
     fn load(
         pure: &TableSet,
-        tables: &RuleTables,
+        tables: &DrawTables,
         signature: Signature,
         shape: MaterialShape,
         a_caps: [u16; 2],
         check_sums: bool,
-    ) -> Result<Side, StoreError> {
+    ) -> Result<Side, Error> {
         let index = TableIndex::new(signature);
         let size = index.size();
         let table = pure.table(signature)?;
@@ -344,15 +346,15 @@ impl Side {
             .into_par_iter()
             .map(|i| table.value(i).map(|v| v.wdl()))
             .collect::<Option<Vec<Wdl>>>()
-            .ok_or_else(|| StoreError::Corrupt {
-                path: crate::store::table_path(pure.dir(), tables.rules.id, signature),
+            .ok_or_else(|| Error::Corrupt {
+                path: dprobe::format::raw_table_path(pure.dir(), tables.rules.id, signature),
                 reason: "an invalid value".into(),
             })?;
         let file = tables.open(signature)?;
         if check_sums {
             file.verify().map_err(corrupt)?;
         }
-        let bad = |reason: String| StoreError::Corrupt {
+        let bad = |reason: String| Error::Corrupt {
             path: tables.path(signature),
             reason,
         };
@@ -476,13 +478,13 @@ struct Budget {
 
 impl Budget {
     /// The state with `budget` plies (`None`: more than any, only for a distance).
-    fn state(&self, budget: Option<u16>) -> RuleState {
+    fn state(&self, budget: Option<u16>) -> DrawState {
         let (a, z) = match self.kind {
             PlaneKind::ThresholdA | PlaneKind::Distance => (budget, None),
             PlaneKind::ThresholdZ => (None, budget),
             PlaneKind::LayersAz => (self.layer, budget),
         };
-        RuleState {
+        DrawState {
             post: self.post,
             a,
             z,
@@ -490,7 +492,7 @@ impl Budget {
     }
 
     /// The state that must be a draw for an entry "never".
-    fn beyond(&self) -> RuleState {
+    fn beyond(&self) -> DrawState {
         match self.kind {
             PlaneKind::Distance => self.state(None),
             _ => self.state(Some(self.cap)),
@@ -501,7 +503,7 @@ impl Budget {
 /// Everything a check reads: the signature's side, its colour flip and the smaller tables.
 struct Checker<'a> {
     rules: &'a MoveRules,
-    tables: &'a RuleTables,
+    tables: &'a DrawTables,
     own: &'a Side,
     partner: &'a Side,
     /// The shapes of the two sides under the counters that decide the positions checked: all
@@ -519,7 +521,7 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     /// The value of `state` for the mover of the position whose moves are `children`.
-    fn value(&self, children: &[Child], state: &RuleState) -> Wdl {
+    fn value(&self, children: &[Child], state: &DrawState) -> Wdl {
         if children.is_empty() {
             return Wdl::Loss;
         }
@@ -545,7 +547,7 @@ impl Checker<'_> {
 
     /// The value the partner table stores for its position `index` in `state`, for its mover.
     #[inline]
-    fn stored_value(&self, index: usize, state: &RuleState) -> Wdl {
+    fn stored_value(&self, index: usize, state: &DrawState) -> Wdl {
         let pure = self.partner.pure[index];
         if pure == Wdl::Draw {
             return Wdl::Draw;
@@ -595,19 +597,19 @@ impl Checker<'_> {
         &self,
         index: usize,
         scratch: &mut Scratch,
-        found: &mut Vec<(RuleQuantity, RuleValue, RuleValue)>,
-    ) -> Result<(), StoreError> {
+        found: &mut Vec<(DrawQuantity, DrawValue, DrawValue)>,
+    ) -> Result<(), Error> {
         let board = self.own.index.board(index as u64);
         let pure = self.own.pure[index];
         let fresh_state = self.own_shape.fresh(&board);
-        let stored_fresh = RuleWdl::from_code(self.fresh[index]).unwrap_or(RuleWdl::Draw);
-        let fresh = RuleQuantity::Fresh { state: fresh_state };
+        let stored_fresh = DrawWdl::from_code(self.fresh[index]).unwrap_or(DrawWdl::Draw);
+        let fresh = DrawQuantity::Fresh { state: fresh_state };
         if pure == Wdl::Draw {
-            if stored_fresh != RuleWdl::Draw {
+            if stored_fresh != DrawWdl::Draw {
                 found.push((
                     fresh,
-                    RuleValue::Result(stored_fresh),
-                    RuleValue::Result(RuleWdl::Draw),
+                    DrawValue::Result(stored_fresh),
+                    DrawValue::Result(DrawWdl::Draw),
                 ));
             }
             for post in [false, true] {
@@ -616,7 +618,7 @@ impl Checker<'_> {
             return Ok(());
         }
         if !self.gather(&board, scratch) {
-            return Err(StoreError::Unsupported(format!(
+            return Err(Error::Unsupported(format!(
                 "{}: an exit leads to a rule table that is not read",
                 self.own.signature
             )));
@@ -625,17 +627,17 @@ impl Checker<'_> {
 
         let value = self.value(children, &fresh_state);
         let expected_fresh = match (pure, value) {
-            (_, Wdl::Win) => RuleWdl::Win,
-            (_, Wdl::Loss) => RuleWdl::Loss,
-            (Wdl::Win, Wdl::Draw) => RuleWdl::CursedWin,
-            (_, Wdl::Draw) => RuleWdl::BlessedLoss,
+            (_, Wdl::Win) => DrawWdl::Win,
+            (_, Wdl::Loss) => DrawWdl::Loss,
+            (Wdl::Win, Wdl::Draw) => DrawWdl::CursedWin,
+            (_, Wdl::Draw) => DrawWdl::BlessedLoss,
         };
         // The pure loser winning under the rules contradicts the pure tables: always reported.
         if stored_fresh != expected_fresh || value == negate(pure) {
             found.push((
                 fresh,
-                RuleValue::Result(stored_fresh),
-                RuleValue::Result(expected_fresh),
+                DrawValue::Result(stored_fresh),
+                DrawValue::Result(expected_fresh),
             ));
         }
 
@@ -685,22 +687,22 @@ impl Checker<'_> {
         &self,
         index: usize,
         post: bool,
-        found: &mut Vec<(RuleQuantity, RuleValue, RuleValue)>,
+        found: &mut Vec<(DrawQuantity, DrawValue, DrawValue)>,
     ) {
         let Some(rows) = self.own.family(post) else {
             return;
         };
         for (plane, &entry) in rows.row(index).iter().enumerate() {
             if entry != NEVER {
-                let quantity = RuleQuantity::Threshold {
+                let quantity = DrawQuantity::Threshold {
                     post,
                     kind: rows.kind,
                     a: (rows.kind == PlaneKind::LayersAz).then_some(plane as u16),
                 };
                 found.push((
                     quantity,
-                    RuleValue::Threshold(Some(entry.into())),
-                    RuleValue::Threshold(None),
+                    DrawValue::Threshold(Some(entry.into())),
+                    DrawValue::Threshold(None),
                 ));
             }
         }
@@ -715,7 +717,7 @@ impl Checker<'_> {
         pure: Wdl,
         entry: u8,
         budget: Budget,
-        found: &mut Vec<(RuleQuantity, RuleValue, RuleValue)>,
+        found: &mut Vec<(DrawQuantity, DrawValue, DrawValue)>,
     ) {
         let consistent = if entry == NEVER {
             self.value(children, &budget.beyond()) == Wdl::Draw
@@ -737,13 +739,13 @@ impl Checker<'_> {
                     .then_some(budget.cap + 1)
             });
         found.push((
-            RuleQuantity::Threshold {
+            DrawQuantity::Threshold {
                 post: budget.post,
                 kind: budget.kind,
                 a: budget.layer,
             },
-            RuleValue::Threshold((entry != NEVER).then_some(entry.into())),
-            RuleValue::Threshold(expected),
+            DrawValue::Threshold((entry != NEVER).then_some(entry.into())),
+            DrawValue::Threshold(expected),
         ));
     }
 }
@@ -758,21 +760,21 @@ fn negate(wdl: Wdl) -> Wdl {
 
 /// Checks every stored quantity of the rule table of `signature` (under the draw rules of
 /// `tables`) against the one-ply equations; returns up to `limit` inconsistencies, first by
-/// index. The pure tables are taken as exact ([`crate::verify::verify_table`] checks them).
+/// index. The pure tables are taken as exact ([`crate::pure::verify::verify_table`] checks them).
 ///
 /// # Errors
 ///
 /// A missing or damaged pure or rule table of the signature, its colour flip or a material its
 /// exits lead to, or a rule table built under other draw rules.
-pub fn verify_rule_table(
+pub fn verify_draw_table(
     pure: &TableSet,
-    tables: &RuleTables,
+    tables: &DrawTables,
     variant: &Variant,
     signature: Signature,
     limit: usize,
-) -> Result<Vec<RuleInconsistency>, StoreError> {
+) -> Result<Vec<DrawInconsistency>, Error> {
     let shape_under = |draw: &DrawRules, s: Signature| {
-        MaterialShape::of(draw, s).map_err(|e| StoreError::Unsupported(e.to_string()))
+        MaterialShape::of(draw, s).map_err(|e| Error::Unsupported(e.to_string()))
     };
     let shape_of = |s: Signature| shape_under(&tables.draw, s);
     // Read every fresh result an exit can lead to before the parallel pass: captures lead to
@@ -845,7 +847,7 @@ pub fn verify_rule_table(
         ..checker
     };
 
-    let parts = crate::solve::chunks(own.index.size())
+    let parts = crate::pure::solve::chunks(own.index.size())
         .map_init(Scratch::default, |scratch, range| {
             let mut found = Vec::new();
             let mut here = Vec::new();
@@ -859,7 +861,7 @@ pub fn verify_rule_table(
                 checker.check(index as usize, scratch, &mut here)?;
                 for &(quantity, stored, expected) in &here {
                     let board = own.index.board(index);
-                    found.push(RuleInconsistency {
+                    found.push(DrawInconsistency {
                         signature,
                         index,
                         fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
@@ -874,8 +876,8 @@ pub fn verify_rule_table(
             }
             Ok(found)
         })
-        .collect::<Result<Vec<Vec<RuleInconsistency>>, StoreError>>()?;
-    let mut found: Vec<RuleInconsistency> = parts.into_iter().flatten().collect();
+        .collect::<Result<Vec<Vec<DrawInconsistency>>, Error>>()?;
+    let mut found: Vec<DrawInconsistency> = parts.into_iter().flatten().collect();
     found.extend(check_alone(
         tables,
         variant,
@@ -888,15 +890,15 @@ pub fn verify_rule_table(
     Ok(found)
 }
 
-/// Checks the results under each counter alone against the bounds of [`RuleQuantity::Alone`]:
+/// Checks the results under each counter alone against the bounds of [`DrawQuantity::Alone`]:
 /// the same pure result as under all the rules, and a draw only where all the rules draw too.
 fn check_alone(
-    tables: &RuleTables,
+    tables: &DrawTables,
     variant: &Variant,
     signature: Signature,
     full: &[u8],
     limit: usize,
-) -> Result<Vec<RuleInconsistency>, StoreError> {
+) -> Result<Vec<DrawInconsistency>, Error> {
     let file = tables.open(signature)?;
     let index = TableIndex::new(signature);
     let mut found = Vec::new();
@@ -906,7 +908,7 @@ fn check_alone(
         };
         let codes = codes.map_err(corrupt)?;
         if codes.len() != full.len() {
-            return Err(StoreError::Corrupt {
+            return Err(Error::Corrupt {
                 path: tables.path(signature),
                 reason: format!(
                     "{} results under counter {k} alone, expected {}",
@@ -917,20 +919,20 @@ fn check_alone(
         }
         let counter = tables.draw.counters.get(k).map_or("?", |c| c.id);
         for (i, (&alone, &all)) in codes.iter().zip(full).enumerate() {
-            let (Some(alone), Some(all)) = (RuleWdl::from_code(alone), RuleWdl::from_code(all))
+            let (Some(alone), Some(all)) = (DrawWdl::from_code(alone), DrawWdl::from_code(all))
             else {
                 continue; // an unknown code is reported by the fresh check
             };
             let within = alone.pure() == all.pure() && (alone == all || all.wdl() != all.pure());
             if !within && found.len() < limit {
                 let board = index.board(i as u64);
-                found.push(RuleInconsistency {
+                found.push(DrawInconsistency {
                     signature,
                     index: i as u64,
                     fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
-                    quantity: RuleQuantity::Alone { counter },
-                    stored: RuleValue::Result(alone),
-                    expected: RuleValue::Result(all),
+                    quantity: DrawQuantity::Alone { counter },
+                    stored: DrawValue::Result(alone),
+                    expected: DrawValue::Result(all),
                 });
             }
         }

@@ -1,6 +1,6 @@
 //! Positions seen from the side to move ([`Board`]) and from White ([`Position`]), and moves.
 
-use crate::geometry::{rotate, rotate_square, Bitboard, PROMOTION_ROW};
+use crate::rules::geometry::{rotate, rotate_square, Bitboard, PROMOTION_ROW};
 
 /// A position from the point of view of the side to move, which always moves "up" the board
 /// (towards rank 8). This is the form move generation, indexing and the solver use: a position
@@ -83,7 +83,7 @@ impl Board {
 
 /// A move: where the piece starts and ends, what it captures and whether a man is crowned.
 ///
-/// Squares are internal square numbers (see [`crate::geometry`]). Two capture sequences with the
+/// Squares are internal square numbers (see [`crate::rules::geometry`]). Two capture sequences with the
 /// same start, end, captured set and resulting piece are the same move (RULES.md §3); the path
 /// taken is not part of the move (see [`crate::Position::move_paths`] for printing one).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]

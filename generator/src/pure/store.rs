@@ -9,46 +9,21 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use dprobe::{RuleSetId, Signature, TableIndex, Value};
+use dprobe::format::{raw_table_path, RAW_EXTENSION};
+use dprobe::{
+    index::{Signature, TableIndex},
+    rules::RuleSetId,
+    Value,
+};
 use memmap2::Mmap;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+use crate::error::{io_error, Error};
 
 const MAGIC: &[u8; 8] = b"DTBRAW\0\x01";
 const FORMAT_VERSION: u8 = 1;
 const HEADER_LEN: usize = 128;
 const CHECKSUM_LEN: usize = 8;
-
-/// What went wrong with a table file.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// Reading or writing failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
-        source: io::Error,
-    },
-    /// The file is not a complete, intact table of the expected kind.
-    #[error("{path}: {reason}; delete it and run `dtb generate` again to rebuild it")]
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A build asked for something this version cannot do.
-    #[error("{0}")]
-    Unsupported(String),
-    /// A table needed is not there.
-    #[error("missing table {signature} ({path}); run `dtb generate` with enough pieces first")]
-    Missing {
-        /// The table's signature.
-        signature: Signature,
-        /// Where it was looked for.
-        path: PathBuf,
-    },
-}
 
 /// Statistics of one table, from the mover's view, kept in its header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -102,11 +77,6 @@ impl TableStats {
     }
 }
 
-/// The file of one table in `dir`.
-pub fn table_path(dir: &Path, rules: RuleSetId, signature: Signature) -> PathBuf {
-    dir.join(rules.name()).join(format!("{signature}.dtr"))
-}
-
 fn header(rules: RuleSetId, signature: Signature, stats: &TableStats) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[0..8].copy_from_slice(MAGIC);
@@ -128,13 +98,6 @@ fn header(rules: RuleSetId, signature: Signature, stats: &TableStats) -> [u8; HE
     h
 }
 
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 /// Writes a solved table atomically: a temporary file, fsynced, then renamed into place.
 pub fn write_table(
     dir: &Path,
@@ -142,11 +105,11 @@ pub fn write_table(
     signature: Signature,
     values: impl ExactSizeIterator<Item = u16>,
     stats: &TableStats,
-) -> Result<PathBuf, StoreError> {
-    let path = table_path(dir, rules, signature);
+) -> Result<PathBuf, Error> {
+    let path = raw_table_path(dir, rules, signature);
     let parent = path.parent().unwrap_or(dir);
     fs::create_dir_all(parent).map_err(io_error(parent))?;
-    let temporary = path.with_extension("dtr.partial");
+    let temporary = path.with_extension(format!("{RAW_EXTENSION}.partial"));
     let file = File::create(&temporary).map_err(io_error(&temporary))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut hasher = Xxh3::new();
@@ -195,12 +158,12 @@ impl Table {
         rules: RuleSetId,
         signature: Signature,
         check_sum: bool,
-    ) -> Result<Table, StoreError> {
-        let path = table_path(dir, rules, signature);
+    ) -> Result<Table, Error> {
+        let path = raw_table_path(dir, rules, signature);
         let file = match File::open(&path) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(StoreError::Missing { signature, path })
+                return Err(Error::Missing { signature, path })
             }
             Err(e) => return Err(io_error(&path)(e)),
         };
@@ -208,7 +171,7 @@ impl Table {
         // are never modified afterwards, so the mapping does not change under us; its length is
         // checked below before any value is read.
         let map = unsafe { Mmap::map(&file) }.map_err(io_error(&path))?;
-        let corrupt = |reason: String| StoreError::Corrupt {
+        let corrupt = |reason: String| Error::Corrupt {
             path: path.clone(),
             reason,
         };

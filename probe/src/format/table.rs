@@ -12,26 +12,30 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::error::{CorruptedTable, Corruption, ProbeError, TableKind};
+use crate::error::{CorruptedTable, Corruption, ProbeError};
+use crate::format::{TableKind, MAX_TABLE_PIECES};
+use crate::index::Signature;
 use crate::index::TableIndex;
-use crate::signature::Signature;
-use crate::value::{Value, Wdl};
-use crate::variant::RuleSetId;
+use crate::rules::RuleSetId;
 
-const MAGIC: &[u8; 8] = b"DTBTABLE";
-/// The versions this reader reads. Version 2 made the draws of a DTW file don't-care; the reader
-/// always takes draws from the WDL file, so version 1's DTW files (draws stored) read the same.
-const READABLE_VERSIONS: std::ops::RangeInclusive<u16> = 1..=2;
-const HEADER_LEN: usize = 64;
-const BLOCK_ENTRY_LEN: usize = 16;
-const CHECKSUM_LEN: usize = 8;
-const CODEC_ZSTD: u8 = 1;
+/// The first bytes of a table file.
+pub const MAGIC: &[u8; 8] = b"DTBTABLE";
+/// The version written. Version 2 made the draws of a DTW file don't-care.
+pub const VERSION: u16 = 2;
+/// The versions this reader reads. The reader always takes draws from the WDL file, so
+/// version 1's DTW files (draws stored) read the same as version 2's.
+pub const READABLE_VERSIONS: std::ops::RangeInclusive<u16> = 1..=VERSION;
+/// Bytes of the header.
+pub const HEADER_LEN: usize = 64;
+/// Bytes per entry of the block table: the end offset of the block and its checksum.
+pub const BLOCK_ENTRY_LEN: usize = 16;
+/// Bytes of the whole-file checksum that ends a file.
+pub const CHECKSUM_LEN: usize = 8;
+/// The codec code of zstd, the only one.
+pub const CODEC_ZSTD: u8 = 1;
 /// The most positions a block may hold: bounds the memory one decompression takes (4 MiB at
 /// one byte per position, 8 MiB at two).
 const MAX_POSITIONS_PER_BLOCK: u32 = 1 << 22;
-/// The most pieces a table file may claim: beyond it the index arithmetic is not needed and
-/// not checked for overflow.
-pub(crate) const MAX_TABLE_PIECES: u32 = 10;
 
 /// The header of a table file: what [`TableFile::header`] returns and `dtb info` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -419,7 +423,7 @@ impl TableFile {
             let first = self.block_symbols(block, &mut symbols)?;
             let invalid = symbols
                 .iter()
-                .position(|&s| decode_wdl(s, self.header.kind).is_none());
+                .position(|&s| self.header.kind.wdl_of(s).is_none());
             if let Some(offset) = invalid {
                 return Err(self.corrupt(Corruption::InvalidValue(first + offset as u64)));
             }
@@ -428,36 +432,35 @@ impl TableFile {
     }
 }
 
-/// The win/draw/loss a symbol stands for; `None` for an invalid WDL symbol.
-#[inline]
-pub(crate) fn decode_wdl(symbol: u16, kind: TableKind) -> Option<Wdl> {
-    match kind {
-        TableKind::Wdl => match symbol {
-            0 => Some(Wdl::Loss),
-            1 => Some(Wdl::Draw),
-            2 => Some(Wdl::Win),
-            _ => None,
-        },
-        TableKind::Dtw => Some(decode_dtw(symbol).wdl()),
-    }
-}
-
-/// The value a DTW symbol stands for: 0 a draw, else the distance + 1, a win when odd.
-#[inline]
-pub(crate) fn decode_dtw(symbol: u16) -> Value {
-    match symbol {
-        0 => Value::Draw,
-        s if (s - 1) % 2 == 1 => Value::Win(s - 1),
-        s => Value::Loss(s - 1),
+impl TableHeader {
+    /// The header's bytes as a file starts with them, given the checksum of the block table
+    /// that follows; `file_len` is not stored (the reader takes the file's own length).
+    pub fn encode(&self, block_table_checksum: u64) -> [u8; HEADER_LEN] {
+        let mut header = [0u8; HEADER_LEN];
+        header[0..8].copy_from_slice(MAGIC);
+        header[8..10].copy_from_slice(&self.version.to_le_bytes());
+        header[10] = self.kind.code();
+        header[11] = self.rules.code();
+        header[12..16].copy_from_slice(&self.signature.counts());
+        header[16..24].copy_from_slice(&self.positions.to_le_bytes());
+        header[24..28].copy_from_slice(&self.positions_per_block.to_le_bytes());
+        header[28..32].copy_from_slice(&self.blocks.to_le_bytes());
+        header[32] = CODEC_ZSTD;
+        // The value encoding: 1 for WDL's two bits, else the DTW width in bytes.
+        header[33] = match self.kind {
+            TableKind::Wdl => 1,
+            TableKind::Dtw => self.dtw_width,
+        };
+        header[34..36].copy_from_slice(&self.max_symbol.to_le_bytes());
+        header[48..56].copy_from_slice(&block_table_checksum.to_le_bytes());
+        let header_sum = xxh3_64(&header[..56]);
+        header[56..64].copy_from_slice(&header_sum.to_le_bytes());
+        header
     }
 }
 
 fn parse_header(data: &[u8], len: u64) -> Result<TableHeader, Corruption> {
-    let kind = match data[10] {
-        1 => TableKind::Wdl,
-        2 => TableKind::Dtw,
-        _ => return Err(Corruption::BadHeader("unknown table kind")),
-    };
+    let kind = TableKind::from_code(data[10]).ok_or(Corruption::BadHeader("unknown table kind"))?;
     let rules = RuleSetId::from_code(data[11]).ok_or(Corruption::BadHeader("unknown rule set"))?;
     let signature = Signature::from_counts([data[12], data[13], data[14], data[15]]);
     let counts_fit = [data[12], data[13], data[14], data[15]]
@@ -502,14 +505,6 @@ fn parse_header(data: &[u8], len: u64) -> Result<TableHeader, Corruption> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dtw_symbols_keep_parity() {
-        assert_eq!(decode_dtw(0), Value::Draw);
-        assert_eq!(decode_dtw(1), Value::Loss(0));
-        assert_eq!(decode_dtw(2), Value::Win(1));
-        assert_eq!(decode_dtw(u16::MAX), Value::Loss(u16::MAX - 1));
-    }
 
     #[test]
     fn short_and_foreign_bytes_are_typed_errors() {

@@ -44,15 +44,17 @@ use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use bitvec::vec::BitVec;
-use dprobe::geometry::{king_reach, man_steps, rotate, Bitboard, PROMOTION_ROW};
+use dprobe::rules::geometry::{king_reach, man_steps, rotate, Bitboard, PROMOTION_ROW};
 use dprobe::{
-    binomial, capture_moves, has_capture, Board, MenRank, MenRun, Move, MoveRules, Signature,
-    TableIndex, Value,
+    index::{binomial, MenRank, MenRun, Signature, TableIndex},
+    rules::{capture_moves, has_capture, Board, MoveRules},
+    Move, Value,
 };
 use rayon::prelude::*;
 
-use crate::store::{StoreError, Table, TableStats};
-use crate::tableset::TableSet;
+use crate::pure::store::{Table, TableStats};
+use crate::pure::tableset::TableSet;
+use crate::Error;
 
 /// Positions handled per parallel task.
 const CHUNK: usize = 1 << 12;
@@ -364,12 +366,12 @@ struct PairSolver<'a> {
     /// For each side, the smaller tables its moves out of the pair lead to.
     exits: Vec<Exits<'a>>,
     /// The first failure to read a smaller table.
-    failure: Mutex<Option<StoreError>>,
+    failure: Mutex<Option<Error>>,
 }
 
 impl PairSolver<'_> {
     /// The first failure to read a smaller table, if any.
-    fn first_failure(&self) -> Result<(), StoreError> {
+    fn first_failure(&self) -> Result<(), Error> {
         match self
             .failure
             .lock()
@@ -410,8 +412,8 @@ impl PairSolver<'_> {
             let index = table
                 .index
                 .index_with_men(&men, after.kings, after.opp_kings);
-            table.value(index).ok_or_else(|| StoreError::Corrupt {
-                path: crate::store::table_path(
+            table.value(index).ok_or_else(|| Error::Corrupt {
+                path: dprobe::format::raw_table_path(
                     self.smaller.dir(),
                     self.rules.id,
                     table.index.signature(),
@@ -906,7 +908,7 @@ pub fn solve_pair(
     smaller: &TableSet,
     signature: Signature,
     progress: &dyn Progress,
-) -> Result<Vec<Solved>, StoreError> {
+) -> Result<Vec<Solved>, Error> {
     let mut signatures = vec![signature];
     if signature.flipped() != signature {
         signatures.push(signature.flipped());
@@ -914,7 +916,7 @@ pub fn solve_pair(
     for &sig in &signatures {
         let size = TableIndex::new(sig).size();
         if size > u64::from(u32::MAX) {
-            return Err(StoreError::Unsupported(format!(
+            return Err(Error::Unsupported(format!(
                 "{sig} has {size} positions; tables above 2^32 positions are not supported yet"
             )));
         }
@@ -1014,7 +1016,7 @@ pub fn solve_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dprobe::{legal_moves, Variant};
+    use dprobe::{rules::legal_moves, Variant};
 
     fn sides_of(signature: Signature) -> Vec<Side> {
         let mut signatures = vec![signature];
@@ -1039,21 +1041,21 @@ mod tests {
         // KKvK's flip KvKK captures a king into KvK, the only table the pair reads.
         let pair: Signature = "KKvK".parse().unwrap();
         let read: Signature = "KvK".parse().unwrap();
-        let path = crate::store::table_path(dir.path(), rules.id, read);
-        crate::generate::generate(dir.path(), &rules, 2, &Silent).unwrap();
+        let path = dprobe::format::raw_table_path(dir.path(), rules.id, read);
+        crate::pure::build::generate(dir.path(), &rules, 2, &Silent).unwrap();
         std::fs::remove_file(&path).unwrap();
         match solve_pair(&rules, &TableSet::new(dir.path(), rules), pair, &Silent) {
-            Err(StoreError::Missing { signature, .. }) => assert_eq!(signature, read),
+            Err(Error::Missing { signature, .. }) => assert_eq!(signature, read),
             Err(other) => panic!("expected {read} missing, got {other}"),
             Ok(_) => panic!("solved without {read}"),
         }
-        crate::generate::generate(dir.path(), &rules, 2, &Silent).unwrap();
+        crate::pure::build::generate(dir.path(), &rules, 2, &Silent).unwrap();
         let mut bytes = std::fs::read(&path).unwrap();
         let middle = bytes.len() / 2;
         bytes[middle] ^= 1;
         std::fs::write(&path, bytes).unwrap();
         match solve_pair(&rules, &TableSet::new(dir.path(), rules), pair, &Silent) {
-            Err(StoreError::Corrupt { path: named, .. }) => assert_eq!(named, path),
+            Err(Error::Corrupt { path: named, .. }) => assert_eq!(named, path),
             Err(other) => panic!("expected {read} damaged, got {other}"),
             Ok(_) => panic!("solved from a damaged {read}"),
         }

@@ -16,44 +16,15 @@ use std::path::{Path, PathBuf};
 
 use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
-use dprobe::{has_capture, MoveRules, RuleSetId, Signature, TableIndex, Value};
+use dprobe::format::table::{BLOCK_ENTRY_LEN, HEADER_LEN, VERSION};
+use dprobe::format::{table_path, TableHeader, TableKind};
+use dprobe::index::{Signature, TableIndex};
+use dprobe::rules::{has_capture, MoveRules, RuleSetId};
+use dprobe::Value;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::store::StoreError;
-
-const MAGIC: &[u8; 8] = b"DTBTABLE";
-/// Version 2: draws are don't-care in DTW files.
-const FORMAT_VERSION: u16 = 2;
-const HEADER_LEN: usize = 64;
-const BLOCK_ENTRY_LEN: usize = 16;
-const CODEC_ZSTD: u8 = 1;
-
-/// The two kinds of compressed file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Win, draw or loss: two bits per position.
-    Wdl,
-    /// Distance to the end of the game: one (or two) bytes per position.
-    Dtw,
-}
-
-impl Kind {
-    /// The file name extension.
-    pub const fn extension(self) -> &'static str {
-        match self {
-            Kind::Wdl => "wdl",
-            Kind::Dtw => "dtw",
-        }
-    }
-
-    const fn code(self) -> u8 {
-        match self {
-            Kind::Wdl => 1,
-            Kind::Dtw => 2,
-        }
-    }
-}
+use crate::error::{io_error, Error};
 
 /// How each block is compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +47,7 @@ pub enum Compression {
 
 impl Compression {
     /// A zstd context set up for this compression of a file of `kind`.
-    pub fn compressor(self, kind: Kind) -> io::Result<zstd::bulk::Compressor<'static>> {
+    pub fn compressor(self, kind: TableKind) -> io::Result<zstd::bulk::Compressor<'static>> {
         use zstd::stream::raw::CParameter;
         use zstd::zstd_safe::Strategy;
         let parameters = match (self, kind) {
@@ -86,7 +57,7 @@ impl Compression {
             // Its match search is most of what is left: these tables repeat in long runs, so a
             // short search (log 2) for matches of 5 bytes or more finds nearly as much. These
             // were the best of the combinations tried for size per second.
-            (Compression::Small, _) | (Compression::Quick, Kind::Wdl) => [
+            (Compression::Small, _) | (Compression::Quick, TableKind::Wdl) => [
                 CParameter::Strategy(Strategy::ZSTD_btopt),
                 CParameter::SearchLog(2),
                 CParameter::MinMatch(5),
@@ -94,7 +65,7 @@ impl Compression {
             ],
             // The lazy parser is 6 to 7 times quicker than btopt on these blocks; of the
             // settings measured, matches of 6 bytes or more gave it the smallest files.
-            (Compression::Quick, Kind::Dtw) => [
+            (Compression::Quick, TableKind::Dtw) => [
                 CParameter::Strategy(Strategy::ZSTD_lazy2),
                 CParameter::SearchLog(2),
                 CParameter::MinMatch(6),
@@ -132,16 +103,10 @@ impl Layout {
     };
 }
 
-/// The compressed file of one table in `dir`.
-pub fn compressed_path(dir: &Path, rules: RuleSetId, signature: Signature, kind: Kind) -> PathBuf {
-    dir.join(rules.name())
-        .join(format!("{signature}.{}", kind.extension()))
-}
-
 /// One flag per position of a table: whether the mover has a capture (those entries are
 /// don't-care). The solver finds these flags as it goes; this is for tables already on disk.
 pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> BitVec<u64> {
-    crate::solve::flags_by_chunks(
+    crate::pure::solve::flags_by_chunks(
         index.size(),
         || (),
         |(), range, words| {
@@ -155,35 +120,24 @@ pub fn capture_flags(rules: &MoveRules, index: &TableIndex) -> BitVec<u64> {
 /// One symbol per position: the WDL code (0 loss, 1 draw, 2 win) or the DTW code (distance + 1,
 /// whose parity tells a win from a loss; 0 for a draw, an entry [`dont_care`] leaves out).
 /// `None` if a packed value is invalid.
-pub fn symbols(values: &[u16], kind: Kind) -> Option<Vec<u16>> {
+pub fn symbols(values: &[u16], kind: TableKind) -> Option<Vec<u16>> {
     values
         .par_iter()
-        .map(|&packed| symbol(kind, Value::unpack(packed)?))
+        .map(|&packed| kind.symbol(Value::unpack(packed)?))
         .collect()
-}
-
-/// The symbol of one value (see [`symbols`]); `None` if the distance does not fit.
-pub fn symbol(kind: Kind, value: Value) -> Option<u16> {
-    Some(match (kind, value) {
-        (Kind::Wdl, Value::Loss(_)) => 0,
-        (Kind::Wdl, Value::Draw) => 1,
-        (Kind::Wdl, Value::Win(_)) => 2,
-        (Kind::Dtw, Value::Draw) => 0,
-        (Kind::Dtw, Value::Win(d) | Value::Loss(d)) => d.checked_add(1)?,
-    })
 }
 
 /// The entries of a file of `kind` that the probe never reads: positions where the mover has a
 /// capture, and in a DTW file draws too (the probe takes them from the WDL file). Not storing
 /// draws' distances makes the DTW files smaller and quicker to compress (README, "Table files").
 pub fn dont_care<'a>(
-    kind: Kind,
+    kind: TableKind,
     values: &[u16],
     captures: &'a BitSlice<u64>,
 ) -> Cow<'a, BitSlice<u64>> {
     match kind {
-        Kind::Wdl => Cow::Borrowed(captures),
-        Kind::Dtw => {
+        TableKind::Wdl => Cow::Borrowed(captures),
+        TableKind::Dtw => {
             let mut mask = captures.to_bitvec();
             mask.as_raw_mut_slice()
                 .par_iter_mut()
@@ -201,8 +155,8 @@ pub fn dont_care<'a>(
 /// Whether the entry of a position with the packed value `packed` (and a capture, if `capture`)
 /// is don't-care in a file of `kind` (see [`dont_care`]).
 #[inline]
-fn is_dont_care(kind: Kind, packed: u16, capture: bool) -> bool {
-    capture || (kind == Kind::Dtw && packed == Value::Draw.pack())
+fn is_dont_care(kind: TableKind, packed: u16, capture: bool) -> bool {
+    capture || (kind == TableKind::Dtw && packed == Value::Draw.pack())
 }
 
 /// A file's entries as the encoder reads them, one position at a time: its symbol (see
@@ -219,7 +173,7 @@ trait Entries: Sync {
     fn pack(
         &self,
         range: Range<usize>,
-        kind: Kind,
+        kind: TableKind,
         max_symbol: u16,
         fill: Fill,
         scratch: &mut Packing,
@@ -232,7 +186,7 @@ trait Entries: Sync {
 fn pack_entries(
     entries: &(impl Entries + ?Sized),
     range: Range<usize>,
-    kind: Kind,
+    kind: TableKind,
     max_symbol: u16,
     fill: Fill,
     scratch: &mut Packing,
@@ -274,7 +228,7 @@ impl Entries for ListedEntries<'_> {
 /// A solved table's packed values, their symbols and don't-care flags made as each block is
 /// encoded: no table-sized copy is made.
 struct SolvedEntries<'a> {
-    kind: Kind,
+    kind: TableKind,
     values: &'a [u16],
     /// The capture flags, 64 positions a word.
     captures: &'a [u64],
@@ -284,11 +238,11 @@ struct SolvedEntries<'a> {
 /// (`Value::pack`: draw 1, loss in `d` 2 + 2d, win in `d` 3 + 2d) lets both be computed without
 /// unpacking: a DTW symbol, distance + 1 (0 for a draw), is the packed value halved.
 #[inline(always)]
-fn packed_symbol(kind: Kind, packed: u16) -> u16 {
+fn packed_symbol(kind: TableKind, packed: u16) -> u16 {
     match kind {
         // Even: a loss (0); 1: a draw (1); any other odd value: a win (2).
-        Kind::Wdl => ((packed & 1) << 1) - u16::from(packed == 1),
-        Kind::Dtw => packed >> 1,
+        TableKind::Wdl => ((packed & 1) << 1) - u16::from(packed == 1),
+        TableKind::Dtw => packed >> 1,
     }
 }
 
@@ -332,7 +286,7 @@ impl Entries for SolvedEntries<'_> {
     fn pack(
         &self,
         range: Range<usize>,
-        kind: Kind,
+        kind: TableKind,
         max_symbol: u16,
         fill: Fill,
         scratch: &mut Packing,
@@ -372,7 +326,7 @@ impl Entries for SolvedEntries<'_> {
         bytes.clear();
         for (values, &word) in values.chunks(64).zip(captures) {
             match (kind, width) {
-                (Kind::Wdl, _) => {
+                (TableKind::Wdl, _) => {
                     for (quad, four) in values.chunks(4).enumerate() {
                         let byte = four.iter().enumerate().fold(0u8, |byte, (k, &packed)| {
                             byte | (filled(word, 4 * quad + k, packed) as u8) << (2 * k)
@@ -380,13 +334,13 @@ impl Entries for SolvedEntries<'_> {
                         bytes.push(byte);
                     }
                 }
-                (Kind::Dtw, 1) => bytes.extend(
+                (TableKind::Dtw, 1) => bytes.extend(
                     values
                         .iter()
                         .enumerate()
                         .map(|(bit, &packed)| filled(word, bit, packed) as u8),
                 ),
-                (Kind::Dtw, _) => {
+                (TableKind::Dtw, _) => {
                     for (bit, &packed) in values.iter().enumerate() {
                         bytes.extend_from_slice(&filled(word, bit, packed).to_le_bytes());
                     }
@@ -462,16 +416,16 @@ const fn dtw_width(max_symbol: u16) -> usize {
 /// The uncompressed bytes of one block of symbols, into `bytes`: WDL two bits per position,
 /// four per byte, the first position in the low bits; DTW one or two bytes (little-endian) per
 /// position.
-fn pack_block(symbols: &[u16], kind: Kind, width: usize, bytes: &mut Vec<u8>) {
+fn pack_block(symbols: &[u16], kind: TableKind, width: usize, bytes: &mut Vec<u8>) {
     bytes.clear();
     match kind {
-        Kind::Wdl => bytes.extend(
+        TableKind::Wdl => bytes.extend(
             symbols
                 .chunks(4)
                 .map(|four| four.iter().rev().fold(0u8, |byte, &s| byte << 2 | s as u8)),
         ),
-        Kind::Dtw if width == 1 => bytes.extend(symbols.iter().map(|&s| s as u8)),
-        Kind::Dtw => bytes.extend(symbols.iter().flat_map(|s| s.to_le_bytes())),
+        TableKind::Dtw if width == 1 => bytes.extend(symbols.iter().map(|&s| s as u8)),
+        TableKind::Dtw => bytes.extend(symbols.iter().flat_map(|s| s.to_le_bytes())),
     }
 }
 
@@ -499,7 +453,7 @@ struct BlockScratch {
 pub fn encode(
     rules: RuleSetId,
     signature: Signature,
-    kind: Kind,
+    kind: TableKind,
     (symbols, dont_care): (&[u16], &BitSlice<u64>),
     layout: Layout,
     fills: &[Fill],
@@ -514,7 +468,7 @@ pub fn encode(
 fn encode_entries(
     rules: RuleSetId,
     signature: Signature,
-    kind: Kind,
+    kind: TableKind,
     entries: &impl Entries,
     max_symbol: u16,
     layout: Layout,
@@ -562,25 +516,19 @@ fn encode_entries(
         table.extend_from_slice(&xxh3_64(block).to_le_bytes());
     }
 
-    let mut header = [0u8; HEADER_LEN];
-    header[0..8].copy_from_slice(MAGIC);
-    header[8..10].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
-    header[10] = kind.code();
-    header[11] = rules.code();
-    header[12..16].copy_from_slice(&signature.counts());
-    header[16..24].copy_from_slice(&(positions as u64).to_le_bytes());
-    header[24..28].copy_from_slice(&layout.positions_per_block.to_le_bytes());
-    header[28..32].copy_from_slice(&block_count.to_le_bytes());
-    header[32] = CODEC_ZSTD;
-    header[33] = match kind {
-        Kind::Wdl => 1,
-        Kind::Dtw => width as u8,
-    };
-    header[34..36].copy_from_slice(&max_symbol.to_le_bytes());
-    header[48..56].copy_from_slice(&xxh3_64(&table).to_le_bytes());
-    let header_sum = xxh3_64(&header[..56]);
-    header[56..64].copy_from_slice(&header_sum.to_le_bytes());
-
+    let header = TableHeader {
+        version: VERSION,
+        kind,
+        rules,
+        signature,
+        positions: positions as u64,
+        positions_per_block: layout.positions_per_block,
+        blocks: block_count,
+        dtw_width: width as u8,
+        max_symbol,
+        file_len: 0,
+    }
+    .encode(xxh3_64(&table));
     let mut file = Vec::with_capacity(HEADER_LEN + table.len() + end as usize + 8);
     file.extend_from_slice(&header);
     file.extend_from_slice(&table);
@@ -593,15 +541,8 @@ fn encode_entries(
     Ok(file)
 }
 
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 /// Writes `bytes` atomically: a temporary file, fsynced, then renamed into place.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_error(parent))?;
     let mut temporary = path.as_os_str().to_owned();
@@ -630,7 +571,7 @@ pub fn write_compressed(
     signature: Signature,
     (values, captures): (&[u16], &BitVec<u64>),
     compression: Compression,
-) -> Result<[PathBuf; 2], StoreError> {
+) -> Result<[PathBuf; 2], Error> {
     // The flags by word, the first position in the low bit of the first word (a slice that
     // starts inside a word is copied to start at its first bit).
     let realigned: Vec<u64>;
@@ -645,19 +586,19 @@ pub fn write_compressed(
         &realigned
     };
     let mut paths = Vec::with_capacity(2);
-    for (kind, layout) in [(Kind::Wdl, Layout::WDL), (Kind::Dtw, Layout::DTW)] {
+    for (kind, layout) in [(TableKind::Wdl, Layout::WDL), (TableKind::Dtw, Layout::DTW)] {
         let layout = Layout {
             compression,
             ..layout
         };
-        let path = compressed_path(dir, rules.id, signature, kind);
+        let path = table_path(dir, rules.id, signature, kind);
         let entries = SolvedEntries {
             kind,
             values,
             captures: captures_by_word,
         };
-        let max_symbol = entries.max_symbol().ok_or_else(|| StoreError::Corrupt {
-            path: crate::store::table_path(dir, rules.id, signature),
+        let max_symbol = entries.max_symbol().ok_or_else(|| Error::Corrupt {
+            path: dprobe::format::raw_table_path(dir, rules.id, signature),
             reason: "holds an invalid value".into(),
         })?;
         let bytes = encode_entries(
@@ -697,8 +638,8 @@ mod tests {
         for i in (0..values.len()).step_by(5) {
             captures.set(i, true);
         }
-        assert_eq!(*dont_care(Kind::Wdl, &values, &captures), *captures);
-        let dtw = dont_care(Kind::Dtw, &values, &captures);
+        assert_eq!(*dont_care(TableKind::Wdl, &values, &captures), *captures);
+        let dtw = dont_care(TableKind::Dtw, &values, &captures);
         for (i, skipped) in dtw.iter().by_vals().enumerate() {
             assert_eq!(skipped, i % 3 == 0 || i % 5 == 0, "position {i}");
         }
@@ -723,8 +664,8 @@ mod tests {
             }
             let signature: Signature = "KKvK".parse().unwrap();
             let rules = RuleSetId::Russian;
-            for kind in [Kind::Wdl, Kind::Dtw] {
-                let layout = if kind == Kind::Wdl {
+            for kind in [TableKind::Wdl, TableKind::Dtw] {
+                let layout = if kind == TableKind::Wdl {
                     Layout::WDL
                 } else {
                     Layout::DTW
@@ -748,7 +689,7 @@ mod tests {
                 };
                 let max_symbol = solved.max_symbol().unwrap();
                 assert_eq!(
-                    kind == Kind::Dtw && longest == 300,
+                    kind == TableKind::Dtw && longest == 300,
                     max_symbol > 255,
                     "{kind:?}"
                 );
@@ -771,10 +712,10 @@ mod tests {
     fn symbols_straight_from_packed_values_are_the_values_symbols() {
         for packed in 1..=u16::MAX {
             let value = Value::unpack(packed).unwrap();
-            for kind in [Kind::Wdl, Kind::Dtw] {
+            for kind in [TableKind::Wdl, TableKind::Dtw] {
                 assert_eq!(
                     Some(packed_symbol(kind, packed)),
-                    symbol(kind, value),
+                    kind.symbol(value),
                     "{kind:?} {value:?}"
                 );
             }
@@ -786,7 +727,7 @@ mod tests {
         // 0 is no value: a position the solver never decided.
         let values = [Value::Draw.pack(), 0];
         let solved = SolvedEntries {
-            kind: Kind::Wdl,
+            kind: TableKind::Wdl,
             values: &values,
             captures: &[0],
         };

@@ -1,137 +1,27 @@
-//! Writes rule table files (`docs/FORMAT.md`, "Rule tables") and builds every missing rule table
-//! of a rule set up to a number of pieces, after the pure tables.
+//! Builds every missing draw-rule table of a rule set up to a number of pieces, after the pure
+//! tables, in the pure build's order of pairs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use dprobe::format::draw_table_path;
+use dprobe::index::Signature;
+use dprobe::rules::MoveRules;
+use dprobe::{DrawRules, DrawWdl, Wdl};
 use std::time::Instant;
 
-use dprobe::{DrawRules, MoveRules, RuleFile, RuleWdl, SectionRole, Signature, TableIndex, Wdl};
-use rayon::prelude::*;
-use xxhash_rust::xxh3::xxh3_64;
-
-use crate::compress::{encode, write_atomically, Compression, Fill, Kind, Layout};
-use crate::generate::{plan, BuildObserver, PairTimes};
-use crate::rule_solve::{solve_rule_pair, Overlay, RuleResults, RuleTable};
-use crate::store::StoreError;
-use crate::tableset::TableSet;
-
-/// The rule table file of `signature` under `draw` in `dir`.
-pub fn rule_table_path(
-    dir: &Path,
-    rules: &MoveRules,
-    draw: &DrawRules,
-    signature: Signature,
-) -> PathBuf {
-    dir.join(rules.id.name())
-        .join(draw.directory_name())
-        .join(format!("{signature}.rules"))
-}
-
-/// The bytes of a rule table file: `table`, and the fresh results under each counter alone
-/// (`alone`, in the counters' order; empty if `draw` has one counter). Sections are compressed
-/// in parallel.
-pub fn encode_rule_table(
-    rules: &MoveRules,
-    draw: &DrawRules,
-    table: &RuleTable,
-    alone: &[&[u8]],
-    zstd_level: i32,
-) -> std::io::Result<Vec<u8>> {
-    let mut sections: Vec<(SectionRole, &[u8])> = vec![(SectionRole::Fresh, &table.fresh)];
-    for family in &table.families {
-        for (plane, values) in family.planes.iter().enumerate() {
-            let role = if family.post {
-                SectionRole::Post(family.kind, plane as u16)
-            } else {
-                SectionRole::Pre(family.kind, plane as u16)
-            };
-            sections.push((role, values));
-        }
-    }
-    for (counter, fresh) in alone.iter().enumerate() {
-        sections.push((SectionRole::Alone(counter as u16), fresh));
-    }
-    let layout = Layout {
-        compression: Compression::Level(zstd_level),
-        ..Layout::DTW
-    };
-    let images = sections
-        .par_iter()
-        .map(|(_, values)| {
-            let symbols: Vec<u16> = values.iter().map(|&v| u16::from(v)).collect();
-            let no_captures = bitvec::bitvec![u64, bitvec::order::Lsb0; 0; symbols.len()];
-            encode(
-                rules.id,
-                table.signature,
-                Kind::Dtw,
-                (&symbols, &no_captures),
-                layout,
-                &[Fill::CHOSEN],
-            )
-        })
-        .collect::<std::io::Result<Vec<_>>>()?;
-    let mut out = vec![0u8; dprobe::RULE_HEADER_LEN];
-    out[0..8].copy_from_slice(dprobe::RULE_MAGIC);
-    out[8..10].copy_from_slice(&dprobe::RULE_FORMAT_VERSION.to_le_bytes());
-    out[10] = rules.id.code();
-    out[11] = draw.preset.code();
-    out[12..16].copy_from_slice(&table.signature.counts());
-    out[16..24].copy_from_slice(&draw.fingerprint().to_le_bytes());
-    out[24..26].copy_from_slice(&(sections.len() as u16).to_le_bytes());
-    for ((role, _), image) in sections.iter().zip(&images) {
-        let mut entry = [0u8; dprobe::RULE_SECTION_LEN];
-        entry[0..4].copy_from_slice(&role.encode());
-        entry[8..16].copy_from_slice(&(image.len() as u64).to_le_bytes());
-        out.extend_from_slice(&entry);
-    }
-    let checksum = xxh3_64(&out);
-    out.extend_from_slice(&checksum.to_le_bytes());
-    for image in images {
-        out.extend_from_slice(&image);
-    }
-    Ok(out)
-}
-
-/// A signature's fresh results under all the rules, and under each counter alone.
-type FreshAndAlone = (Vec<u8>, Vec<Vec<u8>>);
-
-/// The fresh results of an intact rule table file built under `draw`, if there is one.
-fn existing_fresh(
-    dir: &Path,
-    rules: &MoveRules,
-    draw: &DrawRules,
-    signature: Signature,
-) -> Option<FreshAndAlone> {
-    let file = RuleFile::open(&rule_table_path(dir, rules, draw, signature)).ok()?;
-    let size = TableIndex::new(signature).size();
-    let matches = file.rules == rules.id
-        && file.fingerprint == draw.fingerprint()
-        && file.signature == signature
-        && file.counters_alone() == counters_alone(draw);
-    let fresh = file.fresh_results().ok()?;
-    let alone = (0..file.counters_alone())
-        .map(|k| file.fresh_results_alone(k)?.ok())
-        .collect::<Option<Vec<_>>>()?;
-    let complete = std::iter::once(&fresh)
-        .chain(&alone)
-        .all(|f| f.len() as u64 == size);
-    (matches && complete).then_some((fresh, alone))
-}
-
-/// How many counters a rule table file keeps results alone for.
-fn counters_alone(draw: &DrawRules) -> usize {
-    if draw.counters.len() > 1 {
-        draw.counters.len()
-    } else {
-        0
-    }
-}
+use crate::draw::solve::{solve_draw_pair, DrawResults, Overlay};
+use crate::draw::write::{counters_alone, encode_draw_table, existing_fresh, FreshAndAlone};
+use crate::error::{io_error, Error};
+use crate::pure::build::{plan, BuildObserver, PairTimes};
+use crate::pure::tableset::TableSet;
+use crate::pure::write::write_atomically;
 
 /// Whether fresh results hold a cursed win or a blessed loss: some rule changed a value.
 fn rules_change(fresh: &[u8]) -> bool {
     fresh.iter().any(|&c| {
         matches!(
-            RuleWdl::from_code(c),
-            Some(RuleWdl::CursedWin | RuleWdl::BlessedLoss)
+            DrawWdl::from_code(c),
+            Some(DrawWdl::CursedWin | DrawWdl::BlessedLoss)
         )
     })
 }
@@ -141,10 +31,10 @@ fn pure_results(fresh: &[u8]) -> Vec<u8> {
     fresh
         .iter()
         .map(|&c| {
-            let pure = RuleWdl::from_code(c).map_or(RuleWdl::Draw, |r| match r.pure() {
-                Wdl::Win => RuleWdl::Win,
-                Wdl::Draw => RuleWdl::Draw,
-                Wdl::Loss => RuleWdl::Loss,
+            let pure = DrawWdl::from_code(c).map_or(DrawWdl::Draw, |r| match r.pure() {
+                Wdl::Win => DrawWdl::Win,
+                Wdl::Draw => DrawWdl::Draw,
+                Wdl::Loss => DrawWdl::Loss,
             });
             pure.code()
         })
@@ -168,7 +58,7 @@ struct Alone {
     draw: DrawRules,
     /// The results alone of the signatures where they differ from those under all the rules
     /// (read through an [`Overlay`] over those).
-    results: RuleResults,
+    results: DrawResults,
     /// The signatures where this counter alone changes some value.
     changed: Vec<Signature>,
 }
@@ -204,20 +94,20 @@ impl Alone {
 /// counter, and a pair is solved again under a counter only if it changes some value under all
 /// the rules and the counter applies to it or to a material it may reach that the counter
 /// changes; otherwise its results alone are the pure game's.
-pub fn generate_rule_tables(
+pub fn generate_draw_tables(
     dir: &Path,
     rules: &MoveRules,
     draw: &DrawRules,
     pieces: u32,
     zstd_level: i32,
     observer: &dyn BuildObserver,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     let pure = TableSet::new(dir, *rules);
-    let results = RuleResults::default();
+    let results = DrawResults::default();
     let mut alone: Vec<Alone> = (0..counters_alone(draw))
         .map(|k| Alone {
             draw: draw.only_counter(k),
-            results: RuleResults::default(),
+            results: DrawResults::default(),
             changed: Vec::new(),
         })
         .collect();
@@ -242,7 +132,7 @@ pub fn generate_rule_tables(
         }
         observer.pair_started(&planned);
         let started = Instant::now();
-        let tables = solve_rule_pair(rules, draw, &pure, &results, planned.signature)?;
+        let tables = solve_draw_pair(rules, draw, &pure, &results, planned.signature)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
         // Per counter, the pair's results alone, in the order of `tables`.
         let mut pair_alone: Vec<Vec<Vec<u8>>> = Vec::with_capacity(alone.len());
@@ -252,7 +142,7 @@ pub fn generate_rule_tables(
                     top: &counter.results,
                     base: &results,
                 };
-                solve_rule_pair(rules, &counter.draw, &pure, &overlay, planned.signature)?
+                solve_draw_pair(rules, &counter.draw, &pure, &overlay, planned.signature)?
                     .into_iter()
                     .map(|t| t.fresh)
                     .collect()
@@ -264,14 +154,10 @@ pub fn generate_rule_tables(
         let solved_at = Instant::now();
         observer.pair_solved(&planned);
         for (side, table) in tables.into_iter().enumerate() {
-            let path = rule_table_path(dir, rules, draw, table.signature);
+            let path = draw_table_path(dir, rules.id, draw, table.signature);
             let table_alone: Vec<&[u8]> = pair_alone.iter().map(|a| a[side].as_slice()).collect();
-            let bytes = encode_rule_table(rules, draw, &table, &table_alone, zstd_level).map_err(
-                |source| StoreError::Io {
-                    path: path.clone(),
-                    source,
-                },
-            )?;
+            let bytes = encode_draw_table(rules, draw, &table, &table_alone, zstd_level)
+                .map_err(io_error(&path))?;
             write_atomically(&path, &bytes)?;
             for (counter, fresh) in alone.iter_mut().zip(&mut pair_alone) {
                 counter.insert(

@@ -1,0 +1,9 @@
+//! Values under the federations' counted draw rules (`docs/DRAW_RULES.md`): the solver, the
+//! writer of `.rules` files, the build of a set after the pure tables, the independent
+//! verifier, and the statistics `dtb stats` reports.
+
+pub mod build;
+pub mod solve;
+pub mod stats;
+pub mod verify;
+pub mod write;

@@ -1,0 +1,55 @@
+//! The generator's one error type: what stops a build, a check or a statistics run.
+
+use std::io;
+use std::path::PathBuf;
+
+use dprobe::draw::UnsupportedDrawRules;
+use dprobe::index::Signature;
+use dprobe::ProbeError;
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A file is not a complete, intact table of the expected kind.
+    #[error("{path}: {reason}; delete it and run `dtb generate` again to rebuild it")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A table needed is not there.
+    #[error("missing table {signature} ({path}); run `dtb generate` with enough pieces first")]
+    Missing {
+        /// The table's signature.
+        signature: Signature,
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// A build asked for something this version cannot do: a table too large for the index,
+    /// or a combination of draw rules the draw-rule solver does not implement.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The draw rules cannot be represented in draw-rule tables.
+    #[error(transparent)]
+    UnsupportedDrawRules(#[from] UnsupportedDrawRules),
+    /// A published file could not be read.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+}
+
+/// Wraps an I/O error with the file it concerns, for `map_err`.
+pub(crate) fn io_error(path: &std::path::Path) -> impl FnOnce(io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}

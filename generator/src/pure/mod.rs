@@ -1,0 +1,10 @@
+//! The pure game values (a game that never ends is a draw): the retrograde solver, the raw
+//! working store and the tables read from it, the writer of the published `.wdl` and `.dtw`
+//! files, the build of a set in dependency order, and the independent verifier.
+
+pub mod build;
+pub mod solve;
+pub mod store;
+pub mod tableset;
+pub mod verify;
+pub mod write;

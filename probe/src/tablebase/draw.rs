@@ -1,0 +1,224 @@
+//! Probes under the counted draw rules: the result with fresh counts from a rule table's fresh
+//! section, and with running counts from the plane their state selects.
+
+use super::{with_move_list, Tablebase};
+use crate::draw::{counts_after, deciding_state, DrawState, DrawWdl, MaterialShape};
+use crate::error::{Corruption, ProbeError};
+use crate::index::Signature;
+use crate::rules::{has_capture, legal_moves, Board, Move, Position};
+use crate::value::Wdl;
+
+/// The result of a rule-aware probe ([`Tablebase::probe_draw`]), for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawProbe {
+    /// The pure game's result (no counted rules).
+    pub pure: Wdl,
+    /// The result under the counted rules with every count at its start (as if the material
+    /// had just arisen here).
+    pub result: DrawWdl,
+    /// The result under the counted rules with the counts given.
+    pub now: Wdl,
+    /// The counts given, reduced: plies left on the counters that decide the position (`A`:
+    /// those that never reset, `Z`: the one a man move restarts) and whether the condition
+    /// counter has started ([`crate::deciding_state`]).
+    pub state: DrawState,
+}
+
+/// One legal move with its results under the counted rules, from the view of the side playing
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawMove {
+    /// The move (as [`Position::legal_moves`] gives it).
+    pub mv: Move,
+    /// The move's result with every count at its start before it.
+    pub result: DrawWdl,
+    /// The move's result with the counts given.
+    pub now: Wdl,
+}
+
+impl Tablebase {
+    /// The result under the counted draw rules ([`Tablebase::draw_rules`]) with the running
+    /// `counts`: per counter id, plies since it started (`None`: not started, for a counter
+    /// that starts on a position condition). Counters not listed are at their start.
+    ///
+    /// ```no_run
+    /// use dprobe::{Position, Tablebase, Variant, Wdl, DrawWdl};
+    ///
+    /// let mut tables = Tablebase::new(Variant::RUSSIAN);
+    /// tables.add_directory("tables")?;
+    /// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+    /// let fresh = tables.probe_draw(&position, &[])?;
+    /// println!("{} in the pure game, {} under the rules", fresh.pure, fresh.result);
+    /// // Twenty plies into the fifteen-move rule.
+    /// let late = tables.probe_draw(&position, &[("r1-three-kings", Some(20))])?;
+    /// if late.now == Wdl::Draw && fresh.result == DrawWdl::Win {
+    ///     println!("too late to win");
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_wdl`], and [`ProbeError::Counts`] for counts that do not fit the
+    /// position, [`ProbeError::MissingDrawTable`], [`ProbeError::DrawRulesMismatch`],
+    /// [`ProbeError::UnsupportedDrawRules`].
+    pub fn probe_draw(
+        &self,
+        position: &Position,
+        counts: &[(&str, Option<u16>)],
+    ) -> Result<DrawProbe, ProbeError> {
+        let board = position.board();
+        self.check(&board)?;
+        MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
+        let result = self.draw_fresh(&board)?;
+        let state = deciding_state(&self.draw_rules, &board, result.pure(), counts)?;
+        Ok(DrawProbe {
+            // A rule result carries the pure game's (`rule_verify` checks they agree).
+            pure: result.pure(),
+            result,
+            now: self.draw_value(&board, &state)?,
+            state,
+        })
+    }
+
+    /// Every legal move with its results under the counted rules (see
+    /// [`Tablebase::probe_draw`] for `counts`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::probe_draw`].
+    pub fn draw_moves(
+        &self,
+        position: &Position,
+        counts: &[(&str, Option<u16>)],
+    ) -> Result<Vec<DrawMove>, ProbeError> {
+        let board = position.board();
+        self.check(&board)?;
+        MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
+        let pure = self.wdl(&board)?;
+        let state = deciding_state(&self.draw_rules, &board, pure, counts)?;
+        let mut moves = Vec::new();
+        legal_moves(&board, &self.variant.moves, &mut moves);
+        moves
+            .iter()
+            .map(|mv| {
+                let child = board.play(mv);
+                let (result, now) = if mv.is_capture() || mv.crowned {
+                    let result = -self.draw_fresh(&child)?;
+                    (result, result.wdl())
+                } else {
+                    // The child's counts, then its state under the counters that decide it:
+                    // a count set aside by the pure result may matter again after a move that
+                    // gives the win away, so the counts are followed, not the reduced state.
+                    let child_pure = self.wdl(&child)?;
+                    let value_after = |counts: &[(&str, Option<u16>)]| {
+                        let after = counts_after(&self.draw_rules, &board, counts, mv);
+                        let state = deciding_state(&self.draw_rules, &child, child_pure, &after)?;
+                        Ok::<_, ProbeError>(-self.draw_value(&child, &state)?)
+                    };
+                    let pure = -child_pure;
+                    let fresh_now = value_after(&[])?;
+                    let result = match (pure, fresh_now) {
+                        (Wdl::Win, Wdl::Win) => DrawWdl::Win,
+                        (Wdl::Win, _) => DrawWdl::CursedWin,
+                        (Wdl::Loss, Wdl::Loss) => DrawWdl::Loss,
+                        (Wdl::Loss, _) => DrawWdl::BlessedLoss,
+                        _ => DrawWdl::Draw,
+                    };
+                    let now = if state.at_limit() {
+                        Wdl::Draw
+                    } else {
+                        value_after(counts)?
+                    };
+                    (result, now)
+                };
+                Ok(DrawMove {
+                    mv: position.orient_move(mv),
+                    result,
+                    now,
+                })
+            })
+            .collect()
+    }
+
+    /// The result under the rules with fresh counts.
+    pub(super) fn draw_fresh(&self, board: &Board) -> Result<DrawWdl, ProbeError> {
+        if board.own() == 0 {
+            return Ok(DrawWdl::Loss);
+        }
+        let rules = &self.variant.moves;
+        if has_capture(board, rules) {
+            return with_move_list(|moves| {
+                legal_moves(board, rules, moves);
+                let mut best = DrawWdl::Loss;
+                for mv in moves.iter() {
+                    best = best.max(-self.draw_fresh(&board.play(mv))?);
+                }
+                Ok(best)
+            });
+        }
+        self.stored_fresh(board)
+    }
+
+    /// The fresh result stored for `board`, a position without a capture.
+    pub(super) fn stored_fresh(&self, board: &Board) -> Result<DrawWdl, ProbeError> {
+        let (file, id) = self.draw_file(Signature::of(board))?;
+        let index = file.fresh.index().index(board);
+        let symbol = self.section_symbol(&file.fresh, id, 0, index)?;
+        DrawWdl::from_code(symbol as u8)
+            .filter(|_| symbol < 5)
+            .ok_or_else(|| {
+                ProbeError::Corrupted(file.fresh.corrupt(Corruption::InvalidValue(index)))
+            })
+    }
+
+    /// The result under the rules in `state`.
+    pub(super) fn draw_value(&self, board: &Board, state: &DrawState) -> Result<Wdl, ProbeError> {
+        if board.own() == 0 {
+            return Ok(Wdl::Loss);
+        }
+        // One move list tells both: no move, or a capture (compulsory, so the first move is one
+        // if any is).
+        let (no_move, capture) = with_move_list(|moves| {
+            legal_moves(board, &self.variant.moves, moves);
+            (
+                moves.is_empty(),
+                moves.first().is_some_and(Move::is_capture),
+            )
+        });
+        if no_move {
+            return Ok(Wdl::Loss);
+        }
+        if state.at_limit() {
+            return Ok(Wdl::Draw);
+        }
+        if capture {
+            // Captures leave the material: the counts do not matter.
+            return Ok(self.draw_fresh(board)?.wdl());
+        }
+        let fresh = self.stored_fresh(board)?;
+        if fresh.pure() == Wdl::Draw {
+            return Ok(fresh.wdl());
+        }
+        let (file, id) = self.draw_file(Signature::of(board))?;
+        let (family, section_base) = match (&file.post, state.post) {
+            (Some(post), true) => (post, 1 + file.pre.planes.len() as u32),
+            (None, true) => {
+                return Err(ProbeError::Corrupted(file.fresh.corrupt(
+                    Corruption::BadHeader("no planes for a started condition"),
+                )))
+            }
+            (_, false) => (&file.pre, 1),
+        };
+        let plane = family.kind.plane_for(state.a, family.planes.len());
+        let table = &family.planes[plane];
+        let index = table.index().index(board);
+        let entry = self.section_symbol(table, id, section_base + plane as u32, index)?;
+        let wins = family.kind.wins(entry.min(255) as u8, state);
+        Ok(match (fresh.pure(), wins) {
+            (Wdl::Win, true) => Wdl::Win,
+            (Wdl::Loss, true) => Wdl::Loss,
+            _ => Wdl::Draw,
+        })
+    }
+}
