@@ -1,7 +1,7 @@
 //! Measures the packing choices of the compressed table files on raw tables already built:
 //! fills of the don't-care entries and block sizes under the default compression (`quick`), and
 //! zstd levels 9 to 19 against it. Prints bits per position and compression time for each choice;
-//! the README's "Table files" section quotes its output.
+//! docs/PERFORMANCE.md ("Writer and compression") quotes its output.
 //!
 //! `cargo run --release -p draughts-generator --example measure_packing -- DIR VARIANT SIG...`
 

@@ -1,5 +1,5 @@
 //! Sizes of the compressed files a whole set of raw tables would give, without writing them:
-//! bits per position per table and in total, for the README's figures. Compressing the 6-piece
+//! bits per position per table and in total, for the size figures of docs/PERFORMANCE.md. Compressing the 6-piece
 //! set this way takes several minutes.
 //!
 //! `cargo run --release -p draughts-generator --example set_size -- DIR VARIANT PIECES [wdl|dtw]...`

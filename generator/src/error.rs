@@ -41,6 +41,10 @@ pub enum Error {
     /// The draw rules cannot be represented in draw-rule tables.
     #[error(transparent)]
     UnsupportedDrawRules(#[from] UnsupportedDrawRules),
+    /// A table contradicts itself or the tables it was built from, or the solver's own
+    /// bookkeeping failed: a damaged file or a bug, which `dtb verify` helps to tell apart.
+    #[error("{0}")]
+    Invariant(String),
     /// A published file could not be read.
     #[error(transparent)]
     Probe(#[from] ProbeError),
@@ -51,5 +55,11 @@ pub(crate) fn io_error(path: &std::path::Path) -> impl FnOnce(io::Error) -> Erro
     move |source| Error::Io {
         path: path.to_path_buf(),
         source,
+    }
+}
+
+impl From<dprobe::CorruptedTable> for Error {
+    fn from(corrupted: dprobe::CorruptedTable) -> Error {
+        Error::Probe(ProbeError::Corrupted(corrupted))
     }
 }

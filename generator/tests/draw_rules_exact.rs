@@ -1,4 +1,4 @@
-//! Proof of exactness of the rule-aware tables (issue 5): a brute-force solver over the full state
+//! Proof of exactness of the draw-rule tables: a brute-force solver over the full state
 //! (position and every running count, `support/full_state.rs`, written separately from the
 //! rules alone) must agree with [`Tablebase::probe_draw`] — the rule tables written by
 //! `generate_draw_tables`, read back through the probe — on every consistent state of every
@@ -317,7 +317,7 @@ fn sampled_states_of_four_piece_endings_with_men_cbd_and_russian_kkvkm() {
 
 /// Every 4-piece signature with a man under FMJD-64, Russian and Brazilian: the brute force
 /// solves 24.5 billion states per preset (up to three running counts per board: R2, R3 and R4 in
-/// K K M v K and K M M v K), about 18 minutes each on 2 cores (README); run with `--ignored`.
+/// K K M v K and K M M v K), about 18 minutes each on 2 cores (docs/CORRECTNESS.md); run with `--ignored`.
 #[test]
 #[ignore]
 fn sampled_states_of_four_piece_endings_with_men_fmjd() {

@@ -26,7 +26,7 @@
 use std::sync::Mutex;
 
 use dprobe::{
-    draw::{ConditionShape, DrawState, LimitOutcome, MaterialShape, PlaneKind, NEVER},
+    draw::{ConditionShape, DrawState, LimitOutcome, MaterialShape, PlaneKind, MAX_STORED, NEVER},
     index::{Signature, TableIndex},
     rules::{legal_moves, Board, MoveRules},
     DrawRules, DrawWdl, Move, Value, Wdl,
@@ -51,8 +51,6 @@ const EDGE_SIDE: u32 = 1 << 31;
 
 /// Requirements are computed in `u16`; this one is "never".
 const INF: u16 = u16::MAX;
-/// The largest threshold a stored byte holds.
-const MAX_STORED: u16 = NEVER as u16 - 1;
 
 /// The rule results of positions in materials solved earlier.
 pub trait FreshResults: Sync {
@@ -256,7 +254,7 @@ fn solve_with_limits_drawn(
         .iter()
         .map(|&s| MaterialShape::of(draw, s))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Error::Unsupported(e.to_string()))?;
+        .map_err(Error::from)?;
     let failure = Mutex::new(None);
     let sides = signatures
         .iter()
@@ -337,22 +335,6 @@ fn side_of(signatures: &[Signature], signature: Signature) -> usize {
     usize::from(signatures.len() == 2 && signatures[1] == signature)
 }
 
-/// Men's advancement of a board: each man counted by the rows it has gone forward. A man's
-/// step raises it by one, seen from either side.
-fn advancement(board: &Board) -> u8 {
-    let rows = |men: u32, forward: bool| -> u32 {
-        let mut total = 0;
-        let mut rest = men;
-        while rest != 0 {
-            let row = rest.trailing_zeros() / 4;
-            total += if forward { row } else { 7 - row };
-            rest &= rest - 1;
-        }
-        total
-    };
-    (rows(board.men, true) + rows(board.opp_men, false)) as u8
-}
-
 /// Classifies every position of one side and lists the moves of the open ones.
 fn build_graph(
     rules: &MoveRules,
@@ -408,7 +390,7 @@ fn build_graph(
                 advance: Vec::with_capacity(n),
             };
             for (i, board) in range.clone().zip(index.boards(range)) {
-                chunk.advance.push(advancement(&board));
+                chunk.advance.push(board.advancement());
                 let pure = match table.value(i) {
                     Some(value) => value.wdl(),
                     None => {
@@ -886,12 +868,10 @@ impl DrawResults {
         let table = self
             .get(signature)
             .or_else(|| fallback.and_then(|f| f.get(signature)))
-            .ok_or_else(|| {
-                Error::Unsupported(format!("rule table {signature} is not solved yet"))
-            })?;
+            .ok_or_else(|| Error::Invariant(format!("rule table {signature} is not solved yet")))?;
         let index = TableIndex::new(signature).index(board) as usize;
         DrawWdl::from_code(table[index]).ok_or_else(|| {
-            Error::Unsupported(format!("rule table {signature}: bad result at {index}"))
+            Error::Invariant(format!("rule table {signature}: bad result at {index}"))
         })
     }
 }

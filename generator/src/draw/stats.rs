@@ -1,6 +1,7 @@
 //! Statistics of a rule table file (`dtb stats`): its results with fresh counts, what each
 //! counter alone changes, and the longest win the rules allow.
 
+use crate::Error;
 use dprobe::{
     draw::{MaterialShape, PlaneKind, NEVER},
     format::DrawFile,
@@ -30,7 +31,7 @@ impl DrawStats {
     /// # Errors
     ///
     /// A damaged section or a file whose planes do not fit its draw rules, as text.
-    pub fn of(file: &DrawFile, draw: &DrawRules) -> Result<DrawStats, String> {
+    pub fn of(file: &DrawFile, draw: &DrawRules) -> Result<DrawStats, Error> {
         let count = |fresh: &[u8]| {
             let mut counts = [0u64; 5];
             for &code in fresh {
@@ -38,7 +39,7 @@ impl DrawStats {
             }
             counts
         };
-        let fresh = file.fresh_results().map_err(|e| e.to_string())?;
+        let fresh = file.fresh_results()?;
         let all = count(&fresh);
         let alone = if draw.counters.len() == 1 {
             // A single counter: what it changes alone is everything the rules change.
@@ -48,12 +49,12 @@ impl DrawStats {
         } else {
             let mut alone = Vec::with_capacity(draw.counters.len());
             for (k, counter) in draw.counters.iter().enumerate() {
-                let results = file
-                    .fresh_results_alone(k)
-                    .ok_or_else(|| {
-                        format!("{}: no results alone for {}", file.signature, counter.id)
-                    })?
-                    .map_err(|e| e.to_string())?;
+                let results = file.fresh_results_alone(k).ok_or_else(|| {
+                    Error::Invariant(format!(
+                        "{}: no results alone for {}",
+                        file.signature, counter.id
+                    ))
+                })??;
                 alone.push((counter.id, count(&results)));
             }
             alone
@@ -75,14 +76,14 @@ fn longest_win(
     file: &DrawFile,
     draw: &DrawRules,
     fresh: &[u8],
-) -> Result<Option<(u16, u64)>, String> {
+) -> Result<Option<(u16, u64)>, Error> {
     // Every position counted is won by its mover: a count that this sets aside is left out of
     // its state.
     let deciding = match draw.set_aside(&file.signature, Wdl::Win) {
         Some(_) => draw.without_pure_value_limits(),
         None => draw.clone(),
     };
-    let shape = MaterialShape::of(&deciding, file.signature).map_err(|e| e.to_string())?;
+    let shape = MaterialShape::of(&deciding, file.signature)?;
     let index = TableIndex::new(file.signature);
     let mut best: Option<(u16, u64)> = None;
     for post in [false, true] {
@@ -110,7 +111,7 @@ fn longest_win(
         };
         if kind == PlaneKind::LayersAz {
             for k in 0..planes {
-                let plane = file.plane(post, k).map_err(|e| e.to_string())?;
+                let plane = file.plane(post, k)?;
                 open.retain(|&(i, z)| {
                     let entry = plane[i as usize];
                     let met = entry != NEVER && z.is_some_and(|z| u16::from(entry) <= z);
@@ -121,20 +122,20 @@ fn longest_win(
                 });
             }
             if let Some(&(i, _)) = open.first() {
-                return Err(format!(
+                return Err(Error::Invariant(format!(
                     "{}: position {i} is won but no layer wins it",
                     file.signature
-                ));
+                )));
             }
         } else {
-            let plane = file.plane(post, 0).map_err(|e| e.to_string())?;
+            let plane = file.plane(post, 0)?;
             for &(i, _) in &open {
                 let entry = plane[i as usize];
                 if entry == NEVER {
-                    return Err(format!(
+                    return Err(Error::Invariant(format!(
                         "{}: position {i} is won but its plane says never",
                         file.signature
-                    ));
+                    )));
                 }
                 consider(u16::from(entry), i);
             }

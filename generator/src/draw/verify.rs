@@ -7,56 +7,15 @@
 //! probe's decoding, and plays the moves with the probe's move generator and
 //! [`DrawState::after`].
 //!
-//! # The one-ply equations
-//!
-//! The value of a state `(P, s)` (position, family and budgets) for the side to move is: a loss
-//! if it has no legal move; else a draw if a budget of `s` is at 0 (a limit); else the best over
-//! its moves of the children's values, seen from the other side. A capture or a crowning (an
-//! *exit*) leads to the child's result with fresh counts, read from the fresh section of the
-//! child's (smaller, already checked) rule table. A quiet move leads to the state
-//! `s.after(child)` of the colour-flipped signature, whose value is read from that table's planes
-//! the way the probe reads them ([`PlaneKind::plane_for`], [`PlaneKind::wins`]).
-//!
-//! # What is checked, per position
-//!
-//! - Pure draws: the fresh result is `draw` and every plane entry is "never". The rules never
-//!   create a win (a strategy that wins under them wins the pure game), so a pure draw is a draw
-//!   in every state; this rests on the pure tables, which [`crate::pure::verify::verify_table`] checks.
-//! - The fresh section: the equation at the fresh state ([`MaterialShape::fresh`]) gives the
-//!   stored five-valued result (win or loss if it agrees with the pure winner, a cursed win or a
-//!   blessed loss if it gives a draw).
-//! - Every threshold `t` (least budget with which the pure winner wins, in the family's budget:
-//!   `A` for a threshold-A plane, `Z` for threshold-Z, `Z` at `A = k` for layer `k`): the
-//!   equation at budget `t` gives the winner's win and at `t − 1` a draw; "never" must give a
-//!   draw at the largest budget that occurs. Within one plane the equation is monotone in the
-//!   budget (a larger budget gives every child a larger or equal budget, and every child's entry
-//!   is a threshold), so these two states decide every budget of the plane: checking the stored
-//!   representation is equivalent to checking every `(position, A, Z)` state, at two
-//!   evaluations per plane instead of one per budget. Layers past the last stored plane repeat
-//!   it; they are checked up to the first layer from which the equations read nothing new.
-//! - A *distance* plane (no budget in force) is checked like a threshold of a budget nothing
-//!   else limits: a finite entry `d` must win within `d` plies and not within `d − 1`; "never"
-//!   must not win at all.
-//!
-//! # Why a table that passes is exact
-//!
-//! By induction along an order in which every child of a state comes first. Exits lead to
-//! materials with fewer pieces or men, checked before (and a missing or damaged one is an
-//! error, not a pass). Inside the material, every quiet ply lowers `A` by one; where only `Z`
-//! runs, a king move lowers it and a man move raises the men's advancement, which never comes
-//! down; a distance entry is a budget that every ply lowers. So the states are well-founded,
-//! and if every child's stored value is its true value, the equation makes the checked state's
-//! true value the stored one — the same argument as for the pure tables' distances. A distance
-//! "never" is exact too: a position the winner wins has a finite true distance, and one with
-//! the least such distance among those stored as "never" would have its winning move into a
-//! child stored exactly, so the equation would give a win there.
+//! What is checked per position, and why a table that passes is exact, is in
+//! `docs/DRAW_RULES.md` §3.7.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use dprobe::{
-    draw::{DrawState, MaterialShape, PlaneKind, NEVER},
+    draw::{DrawState, MaterialShape, PlaneKind, MAX_STORED, NEVER},
     format::{draw_table_path, DrawFile},
     index::{Signature, TableIndex},
     rules::{legal_moves, Board, MoveRules},
@@ -66,9 +25,6 @@ use rayon::prelude::*;
 
 use crate::pure::tableset::TableSet;
 use crate::Error;
-
-/// The largest finite entry of a plane.
-const MAX_STORED: u16 = NEVER as u16 - 1;
 
 /// Positions whose plane entries one task lays out.
 const ROWS_PER_TASK: usize = 1 << 14;
@@ -537,7 +493,7 @@ impl Checker<'_> {
                     self.stored_value(child.index, &next)
                 }
             };
-            best = best.max(negate(theirs));
+            best = best.max(-theirs);
             if best == Wdl::Win {
                 break;
             }
@@ -618,7 +574,7 @@ impl Checker<'_> {
             return Ok(());
         }
         if !self.gather(&board, scratch) {
-            return Err(Error::Unsupported(format!(
+            return Err(Error::Invariant(format!(
                 "{}: an exit leads to a rule table that is not read",
                 self.own.signature
             )));
@@ -633,7 +589,7 @@ impl Checker<'_> {
             (_, Wdl::Draw) => DrawWdl::BlessedLoss,
         };
         // The pure loser winning under the rules contradicts the pure tables: always reported.
-        if stored_fresh != expected_fresh || value == negate(pure) {
+        if stored_fresh != expected_fresh || value == -pure {
             found.push((
                 fresh,
                 DrawValue::Result(stored_fresh),
@@ -750,14 +706,6 @@ impl Checker<'_> {
     }
 }
 
-fn negate(wdl: Wdl) -> Wdl {
-    match wdl {
-        Wdl::Win => Wdl::Loss,
-        Wdl::Draw => Wdl::Draw,
-        Wdl::Loss => Wdl::Win,
-    }
-}
-
 /// Checks every stored quantity of the rule table of `signature` (under the draw rules of
 /// `tables`) against the one-ply equations; returns up to `limit` inconsistencies, first by
 /// index. The pure tables are taken as exact ([`crate::pure::verify::verify_table`] checks them).
@@ -773,9 +721,8 @@ pub fn verify_draw_table(
     signature: Signature,
     limit: usize,
 ) -> Result<Vec<DrawInconsistency>, Error> {
-    let shape_under = |draw: &DrawRules, s: Signature| {
-        MaterialShape::of(draw, s).map_err(|e| Error::Unsupported(e.to_string()))
-    };
+    let shape_under =
+        |draw: &DrawRules, s: Signature| MaterialShape::of(draw, s).map_err(Error::from);
     let shape_of = |s: Signature| shape_under(&tables.draw, s);
     // Read every fresh result an exit can lead to before the parallel pass: captures lead to
     // fewer pieces, crownings to fewer men.

@@ -147,7 +147,7 @@ pub fn generate(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuildOptions {
     /// How the compressed files are compressed ([`Compression::Quick`] unless told otherwise;
-    /// README, "Table files", weighs the choices).
+    /// docs/PERFORMANCE.md, "Writer and compression", weighs the choices).
     pub compression: Compression,
     /// Whether the compressed files of tables already built are written again (with
     /// `compression`), not only those missing.
@@ -169,7 +169,7 @@ impl Default for BuildOptions {
 /// The raw files are written on a thread of their own while the rayon workers compress: writing
 /// them is mostly waiting for the disk (a 6-piece pair's are 0.4 GB, each fsynced), which on
 /// the rayon pool would hold a worker idle. (Compressing beside the next pair's solving, CPU
-/// against CPU, was measured slower: README, "Performance".)
+/// against CPU, was measured slower: docs/PERFORMANCE.md.)
 fn write_pair(
     dir: &Path,
     rules: &MoveRules,
@@ -210,7 +210,7 @@ fn write_pair(
 ///
 /// Each pair's files are written as soon as it is solved, before the next pair starts.
 /// (Compressing on a thread of its own while the next pair was solved was measured slower:
-/// the two shared the cores and the caches, README, "Performance".)
+/// the two shared the cores and the caches, docs/PERFORMANCE.md.)
 pub fn generate_with(
     dir: &Path,
     rules: &MoveRules,

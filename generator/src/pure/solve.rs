@@ -227,7 +227,7 @@ impl Slices {
                 let partner_run = (sides[partner].index.index(&board.flipped()) / run) as u32;
                 // In a pair that is its own flip, a placement and its flip are one slice.
                 (partner == 1 || partner_run >= first).then_some((
-                    advancement(&board),
+                    board.advancement(),
                     Slice {
                         first,
                         partner: partner_run,
@@ -250,22 +250,6 @@ impl Slices {
             .then_some((partner, u64::from(slice.partner) * self.run));
         std::iter::once((0, u64::from(slice.first) * self.run)).chain(second)
     }
-}
-
-/// How far the men have advanced in all, in ranks: the same from either side's view, and one
-/// more after any man's step.
-fn advancement(board: &Board) -> u8 {
-    let ranks = |men: Bitboard| -> u32 {
-        let mut sum = 0;
-        let mut rest = men;
-        while rest != 0 {
-            sum += rest.trailing_zeros() / 4;
-            rest &= rest - 1;
-        }
-        sum
-    };
-    // The opponent's men advance down the board.
-    (ranks(board.men) + 7 * board.opp_men.count_ones() - ranks(board.opp_men)) as u8
 }
 
 /// What initialisation settles for a position.
@@ -1069,8 +1053,8 @@ mod tests {
             let index = TableIndex::new(name.parse().unwrap());
             for i in (0..index.size()).step_by(97) {
                 let board = index.board(i);
-                let level = advancement(&board);
-                assert_eq!(level, advancement(&board.flipped()), "{name} {i}");
+                let level = board.advancement();
+                assert_eq!(level, board.flipped().advancement(), "{name} {i}");
                 moves.clear();
                 legal_moves(&board, &rules, &mut moves);
                 for mv in moves.iter().filter(|m| !m.is_capture() && !m.crowned) {
@@ -1080,7 +1064,7 @@ mod tests {
                     } else {
                         level
                     };
-                    assert_eq!(advancement(&child), expected, "{name} {i} {mv:?}");
+                    assert_eq!(child.advancement(), expected, "{name} {i} {mv:?}");
                 }
             }
         }

@@ -6,7 +6,7 @@
 //! Positions where the mover has a capture are not needed (the probe follows the captures into
 //! smaller tables), so their entries are "don't care", and so are draws in the DTW file (the
 //! probe reads a position's WDL first): each gets its block's most common symbol (measured
-//! against other fills in the README).
+//! against other fills in docs/PERFORMANCE.md).
 
 use std::borrow::Cow;
 use std::fs::{self, File};
@@ -31,15 +31,14 @@ use crate::error::{io_error, Error};
 pub enum Compression {
     /// The default, for the build's time: WDL files as [`Compression::Small`] makes them (they
     /// are probed during search, where their size is memory), DTW files (probed at the root;
-    /// four fifths of the compression time) with zstd's lazy parser, searching 4 candidates for
-    /// matches of at least 6 bytes. Measured on five large 6-piece tables (README, "Table
-    /// files"): DTW files about 10 % larger (8.5 % over the whole 6-piece set), compression
-    /// about 3 times quicker in all.
+    /// most of the compression time) with zstd's lazy parser, searching 4 candidates for
+    /// matches of at least 6 bytes: somewhat larger DTW files for a much quicker build
+    /// (docs/PERFORMANCE.md, "Writer and compression").
     Quick,
     /// The setting tuned for size per second on these tables: zstd level 15 with its parser
     /// switched from `btultra` to `btopt`, searching 4 candidates per position for matches of at
-    /// least 5 bytes and taking matches of up to 999 bytes whole. Files 1.5 to 2 % larger than
-    /// level 15's in about 30 % of its time.
+    /// least 5 bytes and taking matches of up to 999 bytes whole: nearly level 15's size in a
+    /// fraction of its time.
     Small,
     /// A plain zstd level, 1 to 22.
     Level(i32),
@@ -90,7 +89,7 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The WDL layout chosen by measurement (README, "Table files"): 32 768 positions (8 KiB
+    /// The WDL layout chosen by measurement (docs/PERFORMANCE.md, "Writer and compression"): 32 768 positions (8 KiB
     /// unpacked) per block.
     pub const WDL: Layout = Layout {
         positions_per_block: 32_768,
@@ -129,7 +128,7 @@ pub fn symbols(values: &[u16], kind: TableKind) -> Option<Vec<u16>> {
 
 /// The entries of a file of `kind` that the probe never reads: positions where the mover has a
 /// capture, and in a DTW file draws too (the probe takes them from the WDL file). Not storing
-/// draws' distances makes the DTW files smaller and quicker to compress (README, "Table files").
+/// draws' distances makes the DTW files smaller and quicker to compress (docs/PERFORMANCE.md, "Writer and compression").
 pub fn dont_care<'a>(
     kind: TableKind,
     values: &[u16],
@@ -362,7 +361,7 @@ pub enum Fill {
 }
 
 impl Fill {
-    /// The fill the writer uses. Measured (README, "Table files"): the most common symbol
+    /// The fill the writer uses. Measured (docs/PERFORMANCE.md, "Writer and compression"): the most common symbol
     /// compresses better than repeating the previous one on every table tried, and trying both
     /// per block gains under 0.5% for twice the time.
     pub const CHOSEN: Fill = Fill::Majority;

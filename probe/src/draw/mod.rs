@@ -13,5 +13,5 @@ pub use counters::{
 };
 pub use state::{
     counts_after, deciding_state, state_from_counts, ConditionShape, CountsError, DrawState,
-    DrawWdl, MaterialShape, PlaneKind, UnsupportedDrawRules, NEVER,
+    DrawWdl, MaterialShape, PlaneKind, UnsupportedDrawRules, MAX_STORED, NEVER,
 };

@@ -18,6 +18,8 @@ use crate::rules::Board;
 
 /// A stored threshold meaning "never": the winner cannot win under the rules with any budget.
 pub const NEVER: u8 = u8::MAX;
+/// The largest finite threshold or distance a plane's byte holds.
+pub const MAX_STORED: u16 = NEVER as u16 - 1;
 
 /// The five results of a position under the counted rules, for the side to move, with every count
 /// at its start (as if the material had just arisen).
