@@ -34,7 +34,7 @@ pub enum ProbeError {
         /// The most pieces of any table added.
         max: u32,
     },
-    /// The position cannot occur (see [`crate::Board::is_valid`]).
+    /// The position cannot occur (see [`crate::rules::Board::is_valid`]).
     #[error("invalid position: {0}")]
     InvalidPosition(&'static str),
     /// The position needs a rule table that none of the added directories holds.

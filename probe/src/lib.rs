@@ -25,7 +25,7 @@
 //! The crate root holds what an engine calls. The layers below it are public too, each in its
 //! module: [`rules`] (move rules as data, [`rules::Board`], move generation, perft),
 //! [`notation`] (position strings and moves in each variant's notation), [`index`] (material
-//! signatures and the dense position index), [`format`] (the table files), [`draw`] (the
+//! signatures and the dense position index), [`format`](mod@format) (the table files), [`draw`] (the
 //! counted draw rules and the state they reduce to).
 //!
 //! Positions as players write them (PDN FEN, moves) are parsed without any table:

@@ -212,7 +212,8 @@ impl Interpretation {
     /// Changes one setting, given as `name=value` with a name of [`SETTINGS`].
     ///
     /// ```
-    /// use dprobe::{DrawPreset, DrawRules, Interpretation};
+    /// use dprobe::draw::{DrawPreset, Interpretation};
+    /// use dprobe::DrawRules;
     ///
     /// let mut reading = Interpretation::default();
     /// reading.set("spanish-three-kings-moves=12").unwrap();

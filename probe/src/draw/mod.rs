@@ -5,13 +5,15 @@
 //! How values under these rules are computed and stored is in `docs/DRAW_RULES.md`.
 
 mod counters;
+mod counts;
 mod state;
 
 pub use counters::{
     BadSetting, DrawCounter, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome,
     MaterialCond, PositionCond, Strong, SETTINGS,
 };
+pub use counts::{counts_after, deciding_state, state_from_counts, CountsError};
 pub use state::{
-    counts_after, deciding_state, state_from_counts, ConditionShape, CountsError, DrawState,
-    DrawWdl, MaterialShape, PlaneKind, UnsupportedDrawRules, MAX_STORED, NEVER,
+    ConditionShape, DrawState, DrawWdl, MaterialShape, PlaneKind, UnsupportedDrawRules, MAX_STORED,
+    NEVER,
 };

@@ -378,7 +378,7 @@ impl TableFile {
     /// files against the generator's raw values); probing reads single positions instead.
     ///
     /// ```no_run
-    /// use dprobe::TableFile;
+    /// use dprobe::format::TableFile;
     ///
     /// let file = TableFile::open("tables/russian/KKvK.wdl".as_ref())?;
     /// let mut symbols = Vec::new();

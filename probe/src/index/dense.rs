@@ -399,7 +399,7 @@ impl TableIndex {
     /// stays in one run after another.
     ///
     /// ```
-    /// use dprobe::{MenRun, Signature, TableIndex};
+    /// use dprobe::index::{MenRun, Signature, TableIndex};
     ///
     /// let table = TableIndex::new("KKMvKKM".parse::<Signature>()?);
     /// let mut run = MenRun::default();
@@ -407,7 +407,7 @@ impl TableIndex {
     ///     // The same board as decoding from scratch, only faster in runs.
     ///     assert_eq!(table.board_sharing_men(index, &mut run), table.board(index));
     /// }
-    /// # Ok::<(), dprobe::BadSignature>(())
+    /// # Ok::<(), dprobe::index::BadSignature>(())
     /// ```
     pub fn board_sharing_men(&self, index: u64, run: &mut MenRun) -> Board {
         debug_assert!(index < self.size);
@@ -457,7 +457,7 @@ impl TableIndex {
 
     /// The boards at the consecutive indices of `range`, in order. Kings vary fastest in the
     /// index, so most steps only move the opponent's kings on to their next placement (see
-    /// [`KingSteps`]); the men are decoded only when they change. For passes over whole tables.
+    /// `KingSteps`); the men are decoded only when they change. For passes over whole tables.
     pub fn boards(&self, range: std::ops::Range<u64>) -> impl Iterator<Item = Board> + '_ {
         let mut state: Option<KingSteps> = None;
         range.map(move |index| {

@@ -4,7 +4,7 @@
 //! side, row by row, `index = rank * 4 + file / 2`, so `0` is a1, `3` is g1, `4` is b2 and `31`
 //! is h8. A set of squares is a `u32` bit mask. Turning the board by 180° maps square `s` to
 //! `31 - s`, which is a bit reversal of the mask: that is how the side to move is always made to
-//! move "up" (see [`crate::Board`]).
+//! move "up" (see [`crate::rules::Board`]).
 
 /// A set of squares, bit `s` for square `s`.
 pub type Bitboard = u32;

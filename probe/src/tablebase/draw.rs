@@ -20,7 +20,7 @@ pub struct DrawProbe {
     pub now: Wdl,
     /// The counts given, reduced: plies left on the counters that decide the position (`A`:
     /// those that never reset, `Z`: the one a man move restarts) and whether the condition
-    /// counter has started ([`crate::deciding_state`]).
+    /// counter has started ([`crate::draw::deciding_state`]).
     pub state: DrawState,
 }
 

@@ -1,0 +1,538 @@
+//! Running counts, as a game keeps them (per counter id, plies since it started), reduced to
+//! the [`DrawState`] a value depends on, checked against the position, and carried from move
+//! to move.
+
+use crate::draw::state::{min_opt, min_opt_clamped, role, Role};
+use crate::draw::{
+    ConditionShape, DrawCounter, DrawRules, DrawState, Limit, LimitOutcome, MaterialShape, Strong,
+};
+use crate::index::Signature;
+use crate::rules::{Board, Move};
+use crate::value::Wdl;
+
+/// Why running counts cannot occur in a game, or name no counter.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CountsError {
+    /// A counter id that does not apply to this material.
+    #[error(
+        "counter {id:?} does not apply to this material ({signature}); its counters are: {known}"
+    )]
+    UnknownCounter {
+        /// The id given.
+        id: String,
+        /// The material.
+        signature: Signature,
+        /// The ids that apply, comma-separated.
+        known: String,
+    },
+    /// A count past its limit.
+    #[error("count {id}={count} is past its limit of {limit} plies")]
+    PastLimit {
+        /// The counter.
+        id: &'static str,
+        /// The count given.
+        count: u16,
+        /// Its limit in plies.
+        limit: u16,
+    },
+    /// Counts that no game can produce.
+    #[error("inconsistent counts: {0}")]
+    Inconsistent(String),
+}
+
+/// The state of `board` with the given running counts: for each counter, plies since it started
+/// (`None`: not started, only for a counter that starts on a condition). Counters not listed are
+/// at their start: 0, or for a condition counter, started now if its condition holds (and the
+/// rules start it where the material arises: `forcada_start_if_occupied`) and not started
+/// otherwise.
+///
+/// # Errors
+///
+/// [`CountsError`] if a counter does not apply, a count is past its limit (except one read with
+/// [`LimitOutcome::PureValue`], which is then over and left out of the state), or the counts
+/// contradict each other (a count that never resets larger than the material's, two material
+/// counts that differ, a condition that holds but a counter not started where the rules start it
+/// as soon as it holds, a kings-only count above 1 where a side has no king).
+pub fn state_from_counts(
+    rules: &DrawRules,
+    board: &Board,
+    counts: &[(&str, Option<u16>)],
+) -> Result<DrawState, CountsError> {
+    state_with(rules, board, counts, false)
+}
+
+/// As [`state_from_counts`]; `set_aside`: a counter read with [`LimitOutcome::PureValue`] is
+/// checked but left out of the state (as it is where its count has passed its limit).
+fn state_with(
+    rules: &DrawRules,
+    board: &Board,
+    counts: &[(&str, Option<u16>)],
+    set_aside: bool,
+) -> Result<DrawState, CountsError> {
+    let signature = Signature::of(board);
+    let active: Vec<_> = rules.active(&signature).collect();
+    for (id, _) in counts {
+        if !active.iter().any(|(c, _)| c.id == *id) {
+            return Err(CountsError::UnknownCounter {
+                id: (*id).to_string(),
+                signature,
+                known: active
+                    .iter()
+                    .map(|(c, _)| c.id)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
+    let given = |id: &str| counts.iter().find(|(c, _)| *c == id).map(|&(_, n)| n);
+    let mut state = DrawState {
+        post: false,
+        a: None,
+        z: None,
+    };
+    let mut material_count: Option<(&'static str, u16)> = None;
+    let mut bounded_by_material: Vec<(&'static str, u16)> = Vec::new();
+    for (counter, strong) in &active {
+        let strong_to_move = *strong == Strong::Mover;
+        let count =
+            given(counter.id).unwrap_or_else(|| start_count(rules, counter, *strong, board));
+        let role = role(counter, &signature);
+        let Some(plies) = count else {
+            if !matches!(role, Role::Condition) {
+                return Err(CountsError::Inconsistent(format!(
+                    "{} starts with its material and cannot be 'not started'",
+                    counter.id
+                )));
+            }
+            let condition = counter.condition.expect("a condition counter");
+            let shape = ConditionShape::new(rules, condition, strong_to_move, 0);
+            if shape.starts_if_holding && shape.holds(board) {
+                return Err(CountsError::Inconsistent(format!(
+                    "the condition of {} holds in this position, so its count has started \
+                     (give {}=0 or more)",
+                    counter.id, counter.id
+                )));
+            }
+            continue;
+        };
+        let limit_plies = counter.limit_plies();
+        let passing = counter.limit_outcome == LimitOutcome::PureValue;
+        if passing && (set_aside || plies > limit_plies) {
+            // Over, or never deciding here: only bounded by the material's count.
+            bounded_by_material.push((counter.id, plies));
+            continue;
+        }
+        if plies > limit_plies {
+            return Err(CountsError::PastLimit {
+                id: counter.id,
+                count: plies,
+                limit: limit_plies,
+            });
+        }
+        let left = remaining(counter.limit, plies, strong_to_move);
+        match role {
+            Role::Dead => {
+                // The side without a king moves a man (or captures) at every turn: the count is
+                // 0 after its move, and 1 after the other side's.
+                let most = u16::from(signature.mover_kings == 0 && signature.opp_kings > 0);
+                if plies > most {
+                    return Err(CountsError::Inconsistent(format!(
+                        "{}={plies}, but a side without a king moves a man every turn, so this \
+                         count is at most {most} here",
+                        counter.id
+                    )));
+                }
+            }
+            Role::A if !counter.resets_on_man_move => {
+                if let Some((other, n)) = material_count {
+                    if n != plies {
+                        return Err(CountsError::Inconsistent(format!(
+                            "{other}={n} and {}={plies} both count from the material's start",
+                            counter.id
+                        )));
+                    }
+                }
+                material_count = Some((counter.id, plies));
+                state.a = min_opt(state.a, Some(left));
+            }
+            Role::A => {
+                bounded_by_material.push((counter.id, plies));
+                state.a = min_opt(state.a, Some(left));
+            }
+            Role::Z => {
+                bounded_by_material.push((counter.id, plies));
+                state.z = min_opt(state.z, Some(left));
+            }
+            Role::Condition => {
+                let condition = counter.condition.expect("a condition counter");
+                let shape = ConditionShape::new(rules, condition, strong_to_move, 0);
+                if shape.restarts_on_leave && left > 0 && !shape.holds(board) {
+                    return Err(CountsError::Inconsistent(format!(
+                        "{}={plies}, but its condition does not hold here, and under these rules \
+                         a move that leaves it stops the count (give {}=none)",
+                        counter.id, counter.id
+                    )));
+                }
+                bounded_by_material.push((counter.id, plies));
+                state.post = true;
+                state.a = min_opt(state.a, Some(left));
+            }
+        }
+    }
+    if let Some((material, n)) = material_count {
+        for (id, plies) in bounded_by_material {
+            if plies > n {
+                return Err(CountsError::Inconsistent(format!(
+                    "{id}={plies} exceeds {material}={n}, the plies since the material arose"
+                )));
+            }
+        }
+    }
+    // A dominated Z (see `MaterialShape::of`) is dropped the same way.
+    let shape = MaterialShape::of(rules, signature)
+        .map_err(|e| CountsError::Inconsistent(e.to_string()))?;
+    if shape.z_full.is_none() {
+        state.z = None;
+    }
+    state.z = min_opt_clamped(state.z, state.a);
+    Ok(state)
+}
+
+/// A counter's count where its material arises on `board`: 0, or for a counter that starts on
+/// a condition, 0 if the condition holds there (and the rules start it there), else not started.
+fn start_count(
+    rules: &DrawRules,
+    counter: &DrawCounter,
+    strong: Strong,
+    board: &Board,
+) -> Option<u16> {
+    match counter.condition {
+        None => Some(0),
+        Some(condition) => {
+            let shape = ConditionShape::new(rules, condition, strong == Strong::Mover, 0);
+            (shape.starts_if_holding && shape.holds(board)).then_some(0)
+        }
+    }
+}
+
+/// The state of `board`, whose pure result for its mover is `pure`, with the running `counts`
+/// (as [`state_from_counts`] takes them), under the counters that decide it: a counter read with
+/// [`LimitOutcome::PureValue`] is left out where its strong side wins in the pure game
+/// ([`DrawRules::set_aside`]) or where its count has passed its limit (the limit was reached in
+/// a position the strong side won, so the count is over).
+///
+/// ```
+/// use dprobe::draw::{deciding_state, DrawPreset, Interpretation};
+/// use dprobe::{DrawRules, Position, Variant, Wdl};
+///
+/// let mut reading = Interpretation::default();
+/// reading.set("r4-limit-outcome=pure-value")?;
+/// let rules = DrawRules::new(DrawPreset::Fmjd64, reading);
+/// // The lone king on the long diagonal (a1) to move; rule 4 has run 10 plies, so the three kings'
+/// // fifth move is made: its limit.
+/// let position = Position::from_fen("B:WK1,K2,K3:BK29", &Variant::RUSSIAN)?;
+/// let counts = [
+///     ("r1-three-kings", Some(10)),
+///     ("r2-kings-only", Some(10)),
+///     ("r3-kings-4-5-pieces", Some(10)),
+///     ("r4-long-diagonal", Some(10)),
+/// ];
+/// // Won for the three kings in the pure game (lost for the mover): rule 4 is over, and play
+/// // goes on.
+/// assert!(!deciding_state(&rules, &position.board(), Wdl::Loss, &counts)?.at_limit());
+/// // Not won: the limit draws.
+/// assert!(deciding_state(&rules, &position.board(), Wdl::Draw, &counts)?.at_limit());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`state_from_counts`].
+pub fn deciding_state(
+    rules: &DrawRules,
+    board: &Board,
+    pure: Wdl,
+    counts: &[(&str, Option<u16>)],
+) -> Result<DrawState, CountsError> {
+    let set_aside = rules.set_aside(&Signature::of(board), pure).is_some();
+    state_with(rules, board, counts, set_aside)
+}
+
+/// The running counts after `mv`, a move of `board` that neither captures nor crowns: every
+/// counter of the material, in the order of [`DrawRules::active`], with plies since it started
+/// (`None`: waiting for its condition). `counts` are the counts before the move, as
+/// [`state_from_counts`] takes them and accepts them. This is what an engine keeps from move to
+/// move: a man move restarts a count that says "without a man move"; a count that waits starts
+/// after the move that makes its condition hold; a count that stops off its condition
+/// ([`DrawRules::restarts_on_leave`]) waits again after a move that leaves it, unless that move
+/// reached its limit; every other count goes up by one.
+///
+/// ```
+/// use dprobe::draw::{counts_after, DrawPreset, Interpretation};
+/// use dprobe::rules::legal_moves;
+/// use dprobe::{DrawRules, Position, Variant};
+///
+/// let rules = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
+/// // Three kings against one on the long diagonal (a1), 8 plies after the material arose.
+/// let position = Position::from_fen("W:WK1,K2,K3:BK29", &Variant::RUSSIAN)?;
+/// let board = position.board();
+/// let counts = [
+///     ("r1-three-kings", Some(8)),
+///     ("r2-kings-only", Some(8)),
+///     ("r3-kings-4-5-pieces", Some(8)),
+///     ("r4-long-diagonal", Some(3)),
+/// ];
+/// let mut moves = Vec::new();
+/// legal_moves(&board, &Variant::RUSSIAN.moves, &mut moves);
+/// let after = counts_after(&rules, &board, &counts, &moves[0]);
+/// assert_eq!(after[0], ("r1-three-kings", Some(9)));
+/// assert_eq!(after[3], ("r4-long-diagonal", Some(4)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn counts_after(
+    rules: &DrawRules,
+    board: &Board,
+    counts: &[(&str, Option<u16>)],
+    mv: &Move,
+) -> Vec<(&'static str, Option<u16>)> {
+    let child = board.play(mv);
+    let man = board.men & (1 << mv.from) != 0;
+    rules
+        .active(&Signature::of(board))
+        .map(|(counter, strong)| {
+            let count = counts
+                .iter()
+                .find(|(id, _)| *id == counter.id)
+                .map_or_else(|| start_count(rules, counter, strong, board), |&(_, n)| n);
+            // The child is seen from the other side: the strong side is no longer the mover.
+            let strong_moves_next = strong == Strong::Opponent;
+            let holds = counter.condition.is_some_and(|condition| {
+                ConditionShape::new(rules, condition, strong_moves_next, 0).holds(&child)
+            });
+            let next = if counter.resets_on_man_move && man {
+                Some(0)
+            } else {
+                match count {
+                    Some(p) => {
+                        let stops = counter
+                            .condition
+                            .is_some_and(|condition| rules.restarts_on_leave(condition));
+                        let next = p.saturating_add(1);
+                        let reached = remaining(counter.limit, next, strong_moves_next) == 0;
+                        (!(stops && !holds && !reached)).then_some(next)
+                    }
+                    None => holds.then_some(0),
+                }
+            };
+            (counter.id, next)
+        })
+        .collect()
+}
+
+/// Plies left before a counter's limit, `plies` after it started (DRAW_RULES.md §1.3). With the
+/// strong side to move it has made `floor(plies / 2)` moves, otherwise `ceil(plies / 2)`.
+fn remaining(limit: Limit, plies: u16, strong_to_move: bool) -> u16 {
+    match limit {
+        Limit::Plies(l) => l.saturating_sub(plies),
+        Limit::StrongMoves(n) => {
+            let n = u16::from(n);
+            if strong_to_move {
+                (2 * n).saturating_sub(2 * (plies / 2) + 1)
+            } else {
+                (2 * n).saturating_sub(2 * plies.div_ceil(2))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::draw::state::*;
+    use crate::draw::*;
+    use crate::draw::{DrawPreset, Interpretation};
+    use crate::rules::geometry::LONG_DIAGONAL;
+
+    fn shape(preset: DrawPreset, signature: &str) -> MaterialShape {
+        let rules = DrawRules::new(preset, Interpretation::default());
+        MaterialShape::of(&rules, signature.parse().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn shapes_follow_the_design_table() {
+        use DrawPreset::{Cbd, Fmjd64, Fpd, Spanish};
+        // Russian KKK v K: A is rule 1 (29 plies, strong to move), rule 4 a condition.
+        let s = shape(Fmjd64, "KKKvK");
+        assert_eq!((s.a_full, s.z_full), (Some(29), None));
+        assert_eq!(
+            s.condition.map(|c| (c.budget, c.strong_is_mover)),
+            Some((9, true))
+        );
+        let s = shape(Fmjd64, "KvKKK");
+        assert_eq!(s.a_full, Some(30));
+        assert_eq!(s.condition.map(|c| c.budget), Some(10));
+        // Both have kings and men: A = rule 3 (60), Z = rule 2 (30).
+        let s = shape(Fmjd64, "KMvK");
+        assert_eq!(
+            (s.a_full, s.z_full),
+            (Some(9), None),
+            "rule 5 dominates rule 2"
+        );
+        let s = shape(Fmjd64, "KKvKM");
+        assert_eq!((s.a_full, s.z_full), (Some(60), Some(30)));
+        // A side without a king: nothing runs.
+        assert!(shape(Fmjd64, "MvK").is_clockless());
+        assert!(shape(Fmjd64, "KMvM").is_clockless());
+        // CBD K K M v K: Z (40) before the lone king reaches the diagonal, A = 10 after.
+        let s = shape(Cbd, "KKMvK");
+        assert_eq!((s.a_full, s.z_full), (None, Some(40)));
+        assert_eq!(s.condition.map(|c| c.budget), Some(10));
+        // Portuguese K K K v K: no clock before the river is occupied.
+        let s = shape(Fpd, "KKKvK");
+        assert_eq!((s.a_full, s.z_full), (None, None));
+        assert_eq!(s.condition.map(|c| c.budget), Some(23));
+        assert_eq!(shape(Fpd, "KvKKK").condition.map(|c| c.budget), Some(24));
+        assert_eq!(
+            shape(Spanish, "KKKvK").condition.map(|c| c.budget),
+            Some(25)
+        );
+    }
+
+    /// `forcada_restart_on_leave`: a move off the river returns the state to `pre` (which holds
+    /// no budget in the Forçada material) unless it used the last ply; a count cannot run off
+    /// the river below its limit.
+    #[test]
+    fn leaving_the_river_stops_a_count_that_restarts() {
+        let mut reading = Interpretation::default();
+        reading.set("forcada-restart-on-leave=true").unwrap();
+        let restart = DrawRules::new(DrawPreset::Fpd, reading);
+        let runs_on = DrawRules::new(DrawPreset::Fpd, Interpretation::default());
+        let flip: Signature = "KvKKK".parse().unwrap();
+        let off: Vec<u32> = (0..32).filter(|s| LONG_DIAGONAL & 1 << s == 0).collect();
+        let river = 1 << LONG_DIAGONAL.trailing_zeros();
+        // After the strong side's move, from the lone king's view.
+        let left = Board {
+            men: 0,
+            kings: 1 << off[0],
+            opp_men: 0,
+            opp_kings: 1 << off[1] | 1 << off[2] | 1 << off[3],
+        };
+        let stayed = Board {
+            opp_kings: river | 1 << off[2] | 1 << off[3],
+            ..left
+        };
+        let running = |a| DrawState {
+            post: true,
+            a: Some(a),
+            z: None,
+        };
+        let pre = DrawState {
+            post: false,
+            a: None,
+            z: None,
+        };
+        let shape = MaterialShape::of(&restart, flip).unwrap();
+        assert_eq!(running(11).after(&shape, &left, false), pre);
+        assert_eq!(running(11).after(&shape, &stayed, false), running(10));
+        assert!(running(1).after(&shape, &left, false).at_limit());
+        let shape = MaterialShape::of(&runs_on, flip).unwrap();
+        assert_eq!(running(11).after(&shape, &left, false), running(10));
+
+        // From the strong side's view, to move: off the river.
+        let strong_view = Board {
+            kings: left.opp_kings,
+            opp_kings: left.kings,
+            ..left
+        };
+        let counts = |plies| [("p1-forcada", Some(plies))];
+        assert!(matches!(
+            state_from_counts(&restart, &strong_view, &counts(4)),
+            Err(CountsError::Inconsistent(_))
+        ));
+        // 24 plies: the strong side's 12th move was made, at the limit.
+        assert!(state_from_counts(&restart, &strong_view, &counts(24))
+            .unwrap()
+            .at_limit());
+        assert_eq!(
+            state_from_counts(&runs_on, &strong_view, &counts(4)).unwrap(),
+            running(19)
+        );
+    }
+
+    /// Rule 4 read as "reach a winning position": the pure result sets its count aside where the
+    /// strong side wins, and a count past the limit no longer runs; RULES.md's reading refuses
+    /// such a count.
+    #[test]
+    fn a_limit_that_passes_won_positions_is_set_aside_by_the_pure_result() {
+        let mut reading = Interpretation::default();
+        reading.set("r4-limit-outcome=pure-value").unwrap();
+        let passing = DrawRules::new(DrawPreset::Fmjd64, reading);
+        let drawing = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
+        // The lone king to move, on the long diagonal, against three kings off it.
+        let off: Vec<u32> = (0..32).filter(|s| LONG_DIAGONAL & 1 << s == 0).collect();
+        let board = Board {
+            men: 0,
+            kings: 1 << LONG_DIAGONAL.trailing_zeros(),
+            opp_men: 0,
+            opp_kings: 1 << off[0] | 1 << off[1] | 1 << off[2],
+        };
+        let counts = |r4| {
+            [
+                ("r1-three-kings", Some(12)),
+                ("r2-kings-only", Some(12)),
+                ("r3-kings-4-5-pieces", Some(12)),
+                ("r4-long-diagonal", Some(r4)),
+            ]
+        };
+        let state = |rules, pure, r4| deciding_state(rules, &board, pure, &counts(r4));
+        // The strong side wins in the pure game (the mover loses): rule 4 is left out.
+        let aside = state(&passing, crate::Wdl::Loss, 10).unwrap();
+        assert!(!aside.post && !aside.at_limit());
+        assert_eq!(aside.a, Some(18));
+        // The lone king wins: rule 4 at its limit draws, unless its count passed the limit.
+        assert!(state(&passing, crate::Wdl::Win, 10).unwrap().at_limit());
+        let passed = state(&passing, crate::Wdl::Win, 11).unwrap();
+        assert!(!passed.post && !passed.at_limit());
+        // A count set aside is still checked: a misspelt counter is named, and rule 4 cannot
+        // have run longer than the material.
+        assert!(matches!(
+            deciding_state(
+                &passing,
+                &board,
+                crate::Wdl::Loss,
+                &[("r1-three-king", Some(3))]
+            ),
+            Err(CountsError::UnknownCounter { .. })
+        ));
+        let mut longer = counts(11);
+        for count in &mut longer[..3] {
+            count.1 = Some(4);
+        }
+        assert!(matches!(
+            deciding_state(&passing, &board, crate::Wdl::Loss, &longer),
+            Err(CountsError::Inconsistent(_))
+        ));
+        // Read as RULES.md does, the limit draws whoever wins, and a count past it is refused.
+        assert!(state(&drawing, crate::Wdl::Loss, 10).unwrap().at_limit());
+        assert!(matches!(
+            state(&drawing, crate::Wdl::Loss, 11),
+            Err(CountsError::PastLimit { .. })
+        ));
+    }
+
+    #[test]
+    fn remaining_plies_fall_by_one_each_ply() {
+        let n = Limit::StrongMoves(5);
+        // Started with the strong side to move: plies 0, 1, 2 alternate strong, weak, strong.
+        assert_eq!(remaining(n, 0, true), 9);
+        assert_eq!(remaining(n, 1, false), 8);
+        assert_eq!(remaining(n, 2, true), 7);
+        // Started with the weak side to move.
+        assert_eq!(remaining(n, 0, false), 10);
+        assert_eq!(remaining(n, 1, true), 9);
+        // The strong side's fifth move made: at the limit.
+        assert_eq!(remaining(n, 9, false), 0);
+        assert_eq!(remaining(n, 10, false), 0);
+        assert_eq!(remaining(Limit::Plies(30), 12, true), 18);
+    }
+}
