@@ -2,7 +2,10 @@
 //! working store and the tables read from it, the writer of the published `.wdl` and `.dtw`
 //! files, the build of a set in dependency order, and the independent verifier.
 
+mod buckets;
 pub mod build;
+mod exits;
+mod slices;
 pub mod solve;
 pub mod store;
 pub mod tableset;

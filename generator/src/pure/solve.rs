@@ -44,9 +44,9 @@ use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use bitvec::vec::BitVec;
-use dprobe::rules::geometry::{king_reach, man_steps, rotate, Bitboard, PROMOTION_ROW};
+use dprobe::rules::geometry::{king_reach, rotate, Bitboard};
 use dprobe::{
-    index::{binomial, MenRank, MenRun, Signature, TableIndex},
+    index::{MenRun, Signature, TableIndex},
     rules::{capture_moves, has_capture, Board, MoveRules},
     Move, Value,
 };
@@ -54,10 +54,14 @@ use rayon::prelude::*;
 
 use crate::pure::store::{Table, TableStats};
 use crate::pure::tableset::TableSet;
+
+use super::buckets::{tasks, Buckets, Found, Queue, Segment};
+use super::exits::{Exits, LastMenRank};
+use super::slices::{MenSteps, Slice, Slices};
 use crate::Error;
 
 /// Positions handled per parallel task.
-const CHUNK: usize = 1 << 12;
+pub(super) const CHUNK: usize = 1 << 12;
 
 /// The index range `0..size` cut into chunks for parallel passes.
 pub(crate) fn chunks(size: u64) -> impl ParallelIterator<Item = std::ops::Range<u64>> {
@@ -107,149 +111,13 @@ struct InitScratch {
     last_men: LastMenRank,
 }
 
-/// The men's share of the index (see [`TableIndex::men_rank`]) of the placement of the men last
-/// looked up in a smaller table: the captures of positions that share their men often lead to
-/// the same placement again, only the kings differing. (Keeping more placements was measured
-/// slower: the search costs more than it spares.)
-#[derive(Default)]
-struct LastMenRank {
-    last: Option<(Signature, Bitboard, Bitboard, MenRank)>,
-}
-
-impl LastMenRank {
-    /// The men's share of `board`'s index in `index`.
-    #[inline]
-    fn get(&mut self, index: &TableIndex, board: &Board) -> MenRank {
-        let signature = index.signature();
-        match self.last {
-            Some((s, men, opp_men, rank))
-                if s == signature && men == board.men && opp_men == board.opp_men =>
-            {
-                rank
-            }
-            _ => {
-                let rank = index.men_rank(board);
-                self.last = Some((signature, board.men, board.opp_men, rank));
-                rank
-            }
-        }
-    }
-}
-
-/// The men's steps of one placement of the men, each with the men's share of its result's index
-/// on the partner side (`None`: the step crowns, into a smaller table). The positions of a run
-/// share them: only whether a king stands on a step's square varies.
-#[derive(Default)]
-struct MenSteps {
-    /// The partner side's signature, the mover's and the opponent's men they were made for
-    /// (a task may initialise both sides, whose men can look alike).
-    men: Option<(Signature, Bitboard, Bitboard)>,
-    steps: Vec<(u8, u8, Option<MenRank>)>,
-}
-
-impl MenSteps {
-    /// The steps of `board`'s men, made again only when its men differ from the last board's.
-    fn of(&mut self, board: &Board, partner: &TableIndex) -> &[(u8, u8, Option<MenRank>)] {
-        let key = Some((partner.signature(), board.men, board.opp_men));
-        if self.men != key {
-            self.men = key;
-            self.steps.clear();
-            let men_squares = board.men | board.opp_men;
-            let mut men = board.men;
-            while men != 0 {
-                let from = men.trailing_zeros() as u8;
-                men &= men - 1;
-                let mut steps = man_steps(from) & !men_squares;
-                while steps != 0 {
-                    let to = steps.trailing_zeros() as u8;
-                    steps &= steps - 1;
-                    let rank = (PROMOTION_ROW & (1 << to) == 0).then(|| {
-                        // Only the men matter to their share of the index.
-                        partner.men_rank(&Board {
-                            men: rotate(board.opp_men),
-                            kings: 0,
-                            opp_men: rotate((board.men & !(1 << from)) | (1 << to)),
-                            opp_kings: 0,
-                        })
-                    });
-                    self.steps.push((from, to, rank));
-                }
-            }
-        }
-        &self.steps
-    }
-}
-
 /// One side of the pair being solved.
-struct Side {
-    index: TableIndex,
+pub(super) struct Side {
+    pub(super) index: TableIndex,
     values: Vec<AtomicU16>,
     counters: Vec<AtomicU8>,
     /// Whether the mover has a capture, 64 positions a word.
     captures: Vec<AtomicU64>,
-}
-
-/// The positions with one placement of the men, with either side to move: king moves stay
-/// inside it, a man's step leads to a slice whose men have advanced one rank more, captures and
-/// crownings lead to smaller tables. In each side's index, kings vary fastest, so a placement
-/// of the men is one run of consecutive indices.
-#[derive(Clone, Copy)]
-struct Slice {
-    /// The run of the men's placement in the first side, by its number.
-    first: u32,
-    /// The run of the same placement seen by the other side to move, in the partner side (the
-    /// first side again in a pair that is its own flip).
-    partner: u32,
-}
-
-/// A pair's slices, by level: the number of ranks its men have advanced in all.
-struct Slices {
-    /// Positions in one run: the placements of the kings around fixed men.
-    run: u64,
-    by_level: Vec<Vec<Slice>>,
-}
-
-impl Slices {
-    fn of(sides: &[Side]) -> Slices {
-        let signature = sides[0].index.signature();
-        let men = u32::from(signature.mover_men + signature.opp_men);
-        let mover_kings = u32::from(signature.mover_kings);
-        // The same for the flipped signature (the two kings' counts swap), and for every count
-        // of the opponent's men on the far row: every block of the index is made of whole runs.
-        let run = binomial(32 - men, mover_kings)
-            * binomial(32 - men - mover_kings, u32::from(signature.opp_kings));
-        let partner = sides.len() - 1;
-        let runs = sides[0].index.size() / run;
-        let mut slices: Vec<(u8, Slice)> = (0..runs as u32)
-            .into_par_iter()
-            .filter_map(|first| {
-                let board = sides[0].index.board(u64::from(first) * run);
-                let partner_run = (sides[partner].index.index(&board.flipped()) / run) as u32;
-                // In a pair that is its own flip, a placement and its flip are one slice.
-                (partner == 1 || partner_run >= first).then_some((
-                    board.advancement(),
-                    Slice {
-                        first,
-                        partner: partner_run,
-                    },
-                ))
-            })
-            .collect();
-        slices.par_sort_by_key(|&(level, _)| level);
-        let mut by_level: Vec<Vec<Slice>> = Vec::new();
-        for (level, slice) in slices {
-            grown(&mut by_level, level as usize).push(slice);
-        }
-        Slices { run, by_level }
-    }
-
-    /// The parts of `slice`: (side, first index), one part when a placement is its own flip.
-    fn parts(&self, slice: &Slice, sides: usize) -> impl Iterator<Item = (usize, u64)> {
-        let partner = sides - 1;
-        let second = (partner == 1 || slice.partner != slice.first)
-            .then_some((partner, u64::from(slice.partner) * self.run));
-        std::iter::once((0, u64::from(slice.first) * self.run)).chain(second)
-    }
 }
 
 /// What initialisation settles for a position.
@@ -286,61 +154,6 @@ pub struct Silent;
 impl Progress for Silent {
     fn advance(&self, _: u64) {}
     fn phase(&self, _: &str, _: u64) {}
-}
-
-/// The smaller tables that moves out of the pair lead to from one side, looked up by what a
-/// move leaves on the board: the opponent's men and kings left, and whether the mover crowned.
-/// A capture or crowning finds its table without hashing the signature or taking a lock.
-struct Exits<'a> {
-    /// The side's own kings before any move: one more after a move means a crowning.
-    kings: u32,
-    /// The opponent's kings before any move, plus one: the stride of the men left.
-    opp_kings_span: u32,
-    /// By `(men left * opp_kings_span + kings left) * 2 + crowned`: the table, or the
-    /// signature of one that could not be opened (its error is met again on use).
-    tables: Vec<Result<&'a Table, Signature>>,
-}
-
-impl<'a> Exits<'a> {
-    fn of(signature: Signature, smaller: &'a TableSet) -> Exits<'a> {
-        let opp_kings_span = u32::from(signature.opp_kings) + 1;
-        let mut tables = Vec::new();
-        for men_left in 0..=signature.opp_men {
-            for kings_left in 0..=signature.opp_kings {
-                for crowned in [false, true] {
-                    // A crowning needs a man; a slot no move reaches keeps this signature.
-                    let crowned = u8::from(crowned).min(signature.mover_men);
-                    let target = Signature {
-                        mover_men: men_left,
-                        mover_kings: kings_left,
-                        opp_men: signature.mover_men - crowned,
-                        opp_kings: signature.mover_kings + crowned,
-                    };
-                    let possible = target.is_possible() && men_left + kings_left > 0;
-                    tables.push(if possible {
-                        smaller.table(target).map_err(|_| target)
-                    } else {
-                        Err(target)
-                    });
-                }
-            }
-        }
-        Exits {
-            kings: u32::from(signature.mover_kings),
-            opp_kings_span,
-            tables,
-        }
-    }
-
-    /// The table of `after`, a position a move out of the pair leads to (seen by its mover),
-    /// or the signature of a table that could not be opened.
-    #[inline(always)]
-    fn table(&self, after: &Board) -> Result<&'a Table, Signature> {
-        let crowned = after.opp_kings.count_ones() > self.kings;
-        let at = (after.men.count_ones() * self.opp_kings_span + after.kings.count_ones()) * 2
-            + u32::from(crowned);
-        self.tables[at as usize]
-    }
 }
 
 struct PairSolver<'a> {
@@ -737,131 +550,6 @@ impl PairSolver<'_> {
             this.values[index].store(Value::Loss(n + 1).pack(), Ordering::Relaxed);
             found.push(side, n + 1, index as u32);
         }
-    }
-}
-
-/// The two queues of a pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Queue {
-    /// Positions decided (or given a better provisional win) at the pass's distance, whose
-    /// value goes on to their predecessors.
-    Decided = 0,
-    /// Undecided positions whose best move out of their slice loses at the pass's distance
-    /// (the opponent wins in it): counted down as a king move to a win would be.
-    Exit = 1,
-}
-
-/// Positions of one queue at one distance for one side, in the order they were found.
-struct Segment {
-    queue: Queue,
-    side: usize,
-    distance: u16,
-    indices: Vec<u32>,
-}
-
-/// Positions a task queues, grouped by distance, queue and side as they come, to be handled in
-/// the pass for their distance. Handed over a segment at a time, not one position at a time on
-/// a single thread.
-#[derive(Default)]
-struct Found {
-    by_distance: Vec<[[Vec<u32>; 2]; 2]>,
-}
-
-/// The entry at `at` of a list by level or distance, the list grown as needed.
-fn grown<T: Default>(list: &mut Vec<T>, at: usize) -> &mut T {
-    if list.len() <= at {
-        list.resize_with(at + 1, Default::default);
-    }
-    &mut list[at]
-}
-
-impl Found {
-    /// A position decided at `distance`.
-    fn push(&mut self, side: usize, distance: u16, index: u32) {
-        grown(&mut self.by_distance, distance as usize)[Queue::Decided as usize][side].push(index);
-    }
-
-    /// A position to count down in the pass of `distance` (see [`Queue::Exit`]).
-    fn push_exit(&mut self, side: usize, distance: u16, index: u32) {
-        grown(&mut self.by_distance, distance as usize)[Queue::Exit as usize][side].push(index);
-    }
-
-    /// Everything found so far, as segments; leaves `self` empty.
-    fn take(&mut self) -> Vec<Segment> {
-        let mut segments = Vec::new();
-        for (distance, queues) in self.by_distance.iter_mut().enumerate() {
-            for (queue, sides) in [Queue::Decided, Queue::Exit].into_iter().zip(queues) {
-                for (side, indices) in sides.iter_mut().enumerate() {
-                    if !indices.is_empty() {
-                        segments.push(Segment {
-                            queue,
-                            side,
-                            distance: distance as u16,
-                            indices: std::mem::take(indices),
-                        });
-                    }
-                }
-            }
-        }
-        segments
-    }
-}
-
-/// A pass's segments cut into tasks of [`CHUNK`] to 2·[`CHUNK`] positions (for each side, long
-/// segments split, short ones grouped; each side's last task may be smaller), so that a
-/// frontier of many short segments does not become as many tiny tasks.
-fn tasks(frontier: &[Vec<Vec<u32>>; 2]) -> Vec<(usize, Vec<&[u32]>)> {
-    let mut tasks = Vec::new();
-    for (side, segments) in frontier.iter().enumerate() {
-        let mut pieces: Vec<&[u32]> = Vec::new();
-        let mut len = 0;
-        for piece in segments.iter().flat_map(|segment| segment.chunks(CHUNK)) {
-            pieces.push(piece);
-            len += piece.len();
-            if len >= CHUNK {
-                tasks.push((side, std::mem::take(&mut pieces)));
-                len = 0;
-            }
-        }
-        if !pieces.is_empty() {
-            tasks.push((side, pieces));
-        }
-    }
-    tasks
-}
-
-/// The positions queued for each pass, by distance, queue and side, in segments: 4 bytes each.
-#[derive(Default)]
-struct Buckets {
-    by_distance: Vec<[[Vec<Vec<u32>>; 2]; 2]>,
-}
-
-impl Buckets {
-    fn add(&mut self, segments: Vec<Segment>) {
-        for segment in segments {
-            grown(&mut self.by_distance, segment.distance as usize)[segment.queue as usize]
-                [segment.side]
-                .push(segment.indices);
-        }
-    }
-
-    /// The segments of each queue and side at `distance`, or `None` once no bucket at or
-    /// beyond it holds any.
-    fn take(&mut self, distance: u16) -> Option<[[Vec<Vec<u32>>; 2]; 2]> {
-        let d = distance as usize;
-        if self.by_distance[d.min(self.by_distance.len())..]
-            .iter()
-            .flatten()
-            .all(|sides| sides.iter().all(Vec::is_empty))
-        {
-            return None;
-        }
-        Some(
-            self.by_distance
-                .get_mut(d)
-                .map(std::mem::take)
-                .unwrap_or_default(),
-        )
     }
 }
 

@@ -1,0 +1,129 @@
+//! The positions queued for the solver's passes: found by distance, queue and side as tasks run,
+//! then kept in segments per pass and cut into tasks of similar size.
+
+use super::solve::CHUNK;
+
+/// The two queues of a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Queue {
+    /// Positions decided (or given a better provisional win) at the pass's distance, whose
+    /// value goes on to their predecessors.
+    Decided = 0,
+    /// Undecided positions whose best move out of their slice loses at the pass's distance
+    /// (the opponent wins in it): counted down as a king move to a win would be.
+    Exit = 1,
+}
+
+/// Positions of one queue at one distance for one side, in the order they were found.
+pub(super) struct Segment {
+    pub(super) queue: Queue,
+    pub(super) side: usize,
+    pub(super) distance: u16,
+    pub(super) indices: Vec<u32>,
+}
+
+/// Positions a task queues, grouped by distance, queue and side as they come, to be handled in
+/// the pass for their distance. Handed over a segment at a time, not one position at a time on
+/// a single thread.
+#[derive(Default)]
+pub(super) struct Found {
+    pub(super) by_distance: Vec<[[Vec<u32>; 2]; 2]>,
+}
+
+/// The entry at `at` of a list by level or distance, the list grown as needed.
+pub(super) fn grown<T: Default>(list: &mut Vec<T>, at: usize) -> &mut T {
+    if list.len() <= at {
+        list.resize_with(at + 1, Default::default);
+    }
+    &mut list[at]
+}
+
+impl Found {
+    /// A position decided at `distance`.
+    pub(super) fn push(&mut self, side: usize, distance: u16, index: u32) {
+        grown(&mut self.by_distance, distance as usize)[Queue::Decided as usize][side].push(index);
+    }
+
+    /// A position to count down in the pass of `distance` (see [`Queue::Exit`]).
+    pub(super) fn push_exit(&mut self, side: usize, distance: u16, index: u32) {
+        grown(&mut self.by_distance, distance as usize)[Queue::Exit as usize][side].push(index);
+    }
+
+    /// Everything found so far, as segments; leaves `self` empty.
+    pub(super) fn take(&mut self) -> Vec<Segment> {
+        let mut segments = Vec::new();
+        for (distance, queues) in self.by_distance.iter_mut().enumerate() {
+            for (queue, sides) in [Queue::Decided, Queue::Exit].into_iter().zip(queues) {
+                for (side, indices) in sides.iter_mut().enumerate() {
+                    if !indices.is_empty() {
+                        segments.push(Segment {
+                            queue,
+                            side,
+                            distance: distance as u16,
+                            indices: std::mem::take(indices),
+                        });
+                    }
+                }
+            }
+        }
+        segments
+    }
+}
+
+/// A pass's segments cut into tasks of [`CHUNK`] to 2·[`CHUNK`] positions (for each side, long
+/// segments split, short ones grouped; each side's last task may be smaller), so that a
+/// frontier of many short segments does not become as many tiny tasks.
+pub(super) fn tasks(frontier: &[Vec<Vec<u32>>; 2]) -> Vec<(usize, Vec<&[u32]>)> {
+    let mut tasks = Vec::new();
+    for (side, segments) in frontier.iter().enumerate() {
+        let mut pieces: Vec<&[u32]> = Vec::new();
+        let mut len = 0;
+        for piece in segments.iter().flat_map(|segment| segment.chunks(CHUNK)) {
+            pieces.push(piece);
+            len += piece.len();
+            if len >= CHUNK {
+                tasks.push((side, std::mem::take(&mut pieces)));
+                len = 0;
+            }
+        }
+        if !pieces.is_empty() {
+            tasks.push((side, pieces));
+        }
+    }
+    tasks
+}
+
+/// The positions queued for each pass, by distance, queue and side, in segments: 4 bytes each.
+#[derive(Default)]
+pub(super) struct Buckets {
+    pub(super) by_distance: Vec<[[Vec<Vec<u32>>; 2]; 2]>,
+}
+
+impl Buckets {
+    pub(super) fn add(&mut self, segments: Vec<Segment>) {
+        for segment in segments {
+            grown(&mut self.by_distance, segment.distance as usize)[segment.queue as usize]
+                [segment.side]
+                .push(segment.indices);
+        }
+    }
+
+    /// The segments of each queue and side at `distance`, or `None` once no bucket at or
+    /// beyond it holds any.
+    pub(super) fn take(&mut self, distance: u16) -> Option<[[Vec<Vec<u32>>; 2]; 2]> {
+        let d = distance as usize;
+        if self.by_distance[d.min(self.by_distance.len())..]
+            .iter()
+            .flatten()
+            .all(|sides| sides.iter().all(Vec::is_empty))
+        {
+            return None;
+        }
+        Some(
+            self.by_distance
+                .get_mut(d)
+                .map(std::mem::take)
+                .unwrap_or_default(),
+        )
+    }
+}
