@@ -5,5 +5,6 @@
 pub mod build;
 pub mod solve;
 pub mod stats;
+pub mod tables;
 pub mod verify;
 pub mod write;

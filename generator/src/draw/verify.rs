@@ -11,23 +11,19 @@
 //! `docs/DRAW_RULES.md` §3.7.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use dprobe::{
     draw::{DrawState, MaterialShape, PlaneKind, MAX_STORED, NEVER},
-    format::{draw_table_path, DrawFile},
     index::{Signature, TableIndex},
     rules::{legal_moves, Board, MoveRules},
-    CorruptedTable, DrawRules, DrawWdl, Move, Position, ProbeError, Variant, Wdl,
+    DrawRules, DrawWdl, Move, Position, Variant, Wdl,
 };
 use rayon::prelude::*;
 
 use crate::pure::tableset::TableSet;
 use crate::Error;
 
-/// Positions whose plane entries one task lays out.
-const ROWS_PER_TASK: usize = 1 << 14;
+use super::tables::{budget_cap, corrupt, family_name, DrawTables, Side};
 
 /// What a stored quantity is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,14 +81,6 @@ impl fmt::Display for DrawQuantity {
     }
 }
 
-fn family_name(post: bool) -> &'static str {
-    if post {
-        "post"
-    } else {
-        "pre"
-    }
-}
-
 /// A stored or recomputed value of a [`DrawQuantity`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DrawValue {
@@ -130,275 +118,6 @@ pub struct DrawInconsistency {
     pub stored: DrawValue,
     /// What the moves give.
     pub expected: DrawValue,
-}
-
-/// The fresh results of one rule table.
-struct FreshTable {
-    index: TableIndex,
-    codes: Vec<u8>,
-}
-
-/// The rule tables of one rule set under one set of draw rules in a directory; their fresh
-/// results are read once and kept, since every larger table's exits read them.
-pub struct DrawTables {
-    dir: PathBuf,
-    rules: MoveRules,
-    draw: DrawRules,
-    fresh: Vec<OnceLock<FreshTable>>,
-}
-
-impl DrawTables {
-    /// The rule tables of `rules` under `draw` in `dir` (nothing is read yet).
-    pub fn new(dir: &Path, rules: MoveRules, draw: DrawRules) -> DrawTables {
-        DrawTables {
-            dir: dir.to_path_buf(),
-            rules,
-            draw,
-            fresh: (0..Signature::SLOTS).map(|_| OnceLock::new()).collect(),
-        }
-    }
-
-    /// The rule table file of `signature`.
-    pub fn path(&self, signature: Signature) -> PathBuf {
-        draw_table_path(&self.dir, self.rules.id, &self.draw, signature)
-    }
-
-    /// Opens the rule table of `signature` and checks that it is the one expected: this rule
-    /// set, these draw rules, this signature.
-    fn open(&self, signature: Signature) -> Result<DrawFile, Error> {
-        let path = self.path(signature);
-        let file = DrawFile::open(&path).map_err(|e| match e {
-            ProbeError::Io { .. } if !path.exists() => Error::Missing {
-                signature,
-                path: path.clone(),
-            },
-            ProbeError::Corrupted(c) => corrupt(c),
-            e => Error::Corrupt {
-                path: path.clone(),
-                reason: e.to_string(),
-            },
-        })?;
-        let wrong = |reason: String| Error::Corrupt {
-            path: path.clone(),
-            reason,
-        };
-        if file.rules != self.rules.id {
-            return Err(wrong(format!(
-                "rule table of the {} rules, expected {}",
-                file.rules.name(),
-                self.rules.id.name()
-            )));
-        }
-        if file.fingerprint != self.draw.fingerprint() || file.preset != self.draw.preset {
-            return Err(wrong(format!(
-                "built under other draw rules (fingerprint {:016x}, expected {:016x} for {})",
-                file.fingerprint,
-                self.draw.fingerprint(),
-                self.draw.directory_name()
-            )));
-        }
-        if file.signature != signature {
-            return Err(wrong(format!(
-                "holds the rule table of {}, expected {signature}",
-                file.signature
-            )));
-        }
-        Ok(file)
-    }
-
-    /// The fresh results of `signature`, read on first use.
-    fn fresh(&self, signature: Signature) -> Result<&FreshTable, Error> {
-        let cell = &self.fresh[signature.slot()];
-        if let Some(table) = cell.get() {
-            return Ok(table);
-        }
-        let index = TableIndex::new(signature);
-        let codes = self.open(signature)?.fresh_results().map_err(corrupt)?;
-        if codes.len() as u64 != index.size() {
-            return Err(Error::Corrupt {
-                path: self.path(signature),
-                reason: format!("{} fresh results, expected {}", codes.len(), index.size()),
-            });
-        }
-        Ok(cell.get_or_init(|| FreshTable { index, codes }))
-    }
-
-    /// The fresh result of `board` for its mover, if its table has been read.
-    #[inline]
-    fn fresh_of(&self, board: &Board) -> Option<Wdl> {
-        if board.own() == 0 {
-            return Some(Wdl::Loss);
-        }
-        let table = self.fresh[Signature::of(board).slot()].get()?;
-        let code = *table.codes.get(table.index.index(board) as usize)?;
-        DrawWdl::from_code(code).map(DrawWdl::wdl)
-    }
-}
-
-fn corrupt(c: CorruptedTable) -> Error {
-    Error::Corrupt {
-        path: c.path.clone(),
-        reason: c.reason.to_string(),
-    }
-}
-
-/// The planes of one family, position by position: the entries of position `i` are
-/// `entries[i * planes..(i + 1) * planes]`, so reading a child touches one cache line.
-struct Rows {
-    kind: PlaneKind,
-    planes: usize,
-    entries: Vec<u8>,
-}
-
-impl Rows {
-    #[inline(always)]
-    fn row(&self, index: usize) -> &[u8] {
-        &self.entries[index * self.planes..(index + 1) * self.planes]
-    }
-
-    /// The entry read for budget `a`.
-    #[inline(always)]
-    fn entry(&self, index: usize, a: Option<u16>) -> u8 {
-        self.row(index)[self.kind.plane_for(a, self.planes)]
-    }
-
-    /// Whether the pure winner wins in `state`, by the stored entry of position `index`. A
-    /// distance family with a budget (the check's virtual one) wins if the distance fits it.
-    #[inline(always)]
-    fn wins(&self, index: usize, state: &DrawState) -> bool {
-        let entry = self.entry(index, state.a);
-        match (self.kind, state.a) {
-            (PlaneKind::Distance, Some(within)) => entry != NEVER && u16::from(entry) <= within,
-            (kind, _) => kind.wins(entry, state),
-        }
-    }
-}
-
-/// One signature's pure results and rule planes.
-struct Side {
-    signature: Signature,
-    index: TableIndex,
-    pure: Vec<Wdl>,
-    /// Before the condition counter starts (or the only family), and after.
-    families: [Option<Rows>; 2],
-}
-
-impl Side {
-    /// Reads the pure results and rule planes of `signature`; `a_caps`: the largest `A` of
-    /// each family on either side of the pair, which bounds the number of layers;
-    /// `check_sums`: also check every checksum of the file (blocks read are checked anyway).
-    fn load(
-        pure: &TableSet,
-        tables: &DrawTables,
-        signature: Signature,
-        shape: MaterialShape,
-        a_caps: [u16; 2],
-        check_sums: bool,
-    ) -> Result<Side, Error> {
-        let index = TableIndex::new(signature);
-        let size = index.size();
-        let table = pure.table(signature)?;
-        let pure_values = (0..size)
-            .into_par_iter()
-            .map(|i| table.value(i).map(|v| v.wdl()))
-            .collect::<Option<Vec<Wdl>>>()
-            .ok_or_else(|| Error::Corrupt {
-                path: dprobe::format::raw_table_path(pure.dir(), tables.rules.id, signature),
-                reason: "an invalid value".into(),
-            })?;
-        let file = tables.open(signature)?;
-        if check_sums {
-            file.verify().map_err(corrupt)?;
-        }
-        let bad = |reason: String| Error::Corrupt {
-            path: tables.path(signature),
-            reason,
-        };
-        let mut families = [None, None];
-        for (post, slot) in [false, true].into_iter().zip(&mut families) {
-            let expected = match (post, shape.condition) {
-                (false, _) => Some(PlaneKind::for_budgets(
-                    shape.a_full.is_some(),
-                    shape.z_full.is_some(),
-                )),
-                (true, Some(_)) => Some(PlaneKind::for_budgets(true, shape.z_full.is_some())),
-                (true, None) => None,
-            };
-            let found = file.family(post);
-            let (kind, planes) = match (found, expected) {
-                (None, None) => continue,
-                (Some((kind, planes)), Some(expected)) if kind == expected => (kind, planes),
-                _ => {
-                    return Err(bad(format!(
-                        "{} family holds {:?}, the material needs {:?}",
-                        family_name(post),
-                        found.map(|f| f.0),
-                        expected
-                    )))
-                }
-            };
-            let most = match kind {
-                PlaneKind::LayersAz => usize::from(a_caps[usize::from(post)]) + 1,
-                _ => 1,
-            };
-            if planes == 0 || planes > most {
-                return Err(bad(format!(
-                    "{} family has {planes} planes, expected 1 to {most}",
-                    family_name(post)
-                )));
-            }
-            let values = (0..planes)
-                .into_par_iter()
-                .map(|plane| file.plane(post, plane))
-                .collect::<Result<Vec<Vec<u8>>, _>>()
-                .map_err(corrupt)?;
-            if let Some((plane, v)) = values
-                .iter()
-                .enumerate()
-                .find(|(_, v)| v.len() as u64 != size)
-            {
-                return Err(bad(format!("plane {plane} has {} entries", v.len())));
-            }
-            let mut entries = vec![0u8; size as usize * planes];
-            entries
-                .par_chunks_mut(planes * ROWS_PER_TASK)
-                .enumerate()
-                .for_each(|(task, rows)| {
-                    let first = task * ROWS_PER_TASK;
-                    for (i, row) in rows.chunks_exact_mut(planes).enumerate() {
-                        for (entry, plane) in row.iter_mut().zip(&values) {
-                            *entry = plane[first + i];
-                        }
-                    }
-                });
-            *slot = Some(Rows {
-                kind,
-                planes,
-                entries,
-            });
-        }
-        Ok(Side {
-            signature,
-            index,
-            pure: pure_values,
-            families,
-        })
-    }
-
-    #[inline(always)]
-    fn family(&self, post: bool) -> Option<&Rows> {
-        self.families[usize::from(post)].as_ref()
-    }
-}
-
-/// The largest `A` a family's states hold on one side: `a_full` before the condition counter
-/// starts, its budget after.
-fn budget_cap(shape: &MaterialShape, post: bool) -> Option<u16> {
-    if post {
-        shape.condition.map(|c| c.budget)
-    } else {
-        shape.a_full
-    }
 }
 
 /// A move of the position being checked, gathered once and evaluated in every state.
