@@ -14,8 +14,9 @@ use dprobe::{
 };
 use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::draw::solve::{DrawTable, FamilyPlanes};
+use draughts_generator::draw::tables::DrawTables;
 use draughts_generator::draw::verify::{
-    verify_draw_table, DrawInconsistency, DrawQuantity, DrawTables, DrawValue,
+    verify_draw_table, DrawInconsistency, DrawQuantity, DrawValue,
 };
 use draughts_generator::draw::write::encode_draw_table;
 use draughts_generator::pure::build::{build_order, generate};
