@@ -9,7 +9,8 @@ use dprobe::rules::MoveRules;
 use dprobe::{DrawRules, DrawWdl, Wdl};
 use std::time::Instant;
 
-use crate::draw::solve::{solve_draw_pair, DrawResults, Overlay};
+use crate::draw::results::{DrawResults, Overlay};
+use crate::draw::solve::solve_draw_pair;
 use crate::draw::write::{counters_alone, encode_draw_table, existing_fresh, FreshAndAlone};
 use crate::error::{io_error, Error};
 use crate::pure::build::{plan, BuildObserver, PairTimes};

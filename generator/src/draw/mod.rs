@@ -3,6 +3,7 @@
 //! verifier, and the statistics `dtb stats` reports.
 
 pub mod build;
+pub mod results;
 pub mod solve;
 pub mod stats;
 pub mod tables;
