@@ -1,0 +1,42 @@
+//! Helpers several commands share: the worker pool, which tables a folder holds, and how a
+//! table position is shown.
+
+use std::path::Path;
+
+use dprobe::format::raw_table_path;
+use dprobe::index::{Signature, TableIndex};
+use dprobe::{Color, Position, Variant};
+use draughts_generator::pure::build::build_order;
+
+use crate::error::CliError;
+
+/// The most pieces a build may ask for: 8 is the cluster-scale goal; more has no use here.
+pub const MAX_PIECES: u32 = 8;
+
+/// Sizes rayon's global pool; it can be sized only once, before any parallel work.
+pub fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
+    if let Some(threads) = threads {
+        if threads == 0 {
+            return Err(CliError::Message("--threads must be at least 1".into()));
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .map_err(|source| CliError::Threads { threads, source })?;
+    }
+    Ok(())
+}
+
+/// The tables of a variant present in `dir`, in build order.
+pub fn present_tables(variant: &Variant, dir: &Path) -> Vec<Signature> {
+    build_order(MAX_PIECES)
+        .into_iter()
+        .filter(|&s| raw_table_path(dir, variant.moves.id, s).exists())
+        .collect()
+}
+
+/// The position at `index` of `signature`'s table, White to move.
+pub fn fen_of(variant: &Variant, signature: &Signature, index: u64) -> String {
+    let board = TableIndex::new(*signature).board(index);
+    Position::from_board(&board, Color::White).to_fen(variant)
+}

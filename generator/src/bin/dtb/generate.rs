@@ -1,0 +1,92 @@
+//! `dtb generate`: builds every missing table of a variant's move rules up to a number of
+//! pieces, then the rule tables of its counted draw rules, which are solved from the pure ones.
+//! Progress and timings go to standard error so that a long build can be watched.
+
+use std::path::Path;
+use std::time::Instant;
+
+use dprobe::draw::DrawPreset;
+use dprobe::{DrawRules, Variant};
+use draughts_generator::draw::build::generate_draw_tables;
+use draughts_generator::progress::Bars;
+use draughts_generator::pure::build::{build_order, generate_with, plan, BuildOptions};
+
+use crate::common::MAX_PIECES;
+use crate::error::CliError;
+
+/// The default zstd level of rule tables.
+pub const RULES_ZSTD_LEVEL: i32 = 9;
+
+/// The pure tables, then the rule tables under `draw`.
+pub fn generate(
+    variant: &Variant,
+    pieces: u32,
+    dir: &Path,
+    options: &BuildOptions,
+    draw: &DrawRules,
+    rules_zstd_level: i32,
+) -> Result<(), CliError> {
+    build(variant, pieces, dir, options)?;
+    build_rules(variant, draw, pieces, dir, rules_zstd_level)
+}
+
+/// Builds the pure tables missing from `dir`, up to `pieces`.
+pub fn build(
+    variant: &Variant,
+    pieces: u32,
+    dir: &Path,
+    options: &BuildOptions,
+) -> Result<(), CliError> {
+    if !(2..=MAX_PIECES).contains(&pieces) {
+        return Err(CliError::Message(format!(
+            "--pieces must be between 2 and {MAX_PIECES} (got {pieces})"
+        )));
+    }
+    let total: u64 = plan(pieces).iter().map(|p| p.positions).sum();
+    eprintln!(
+        "{} rules ({}), up to {pieces} pieces: {} tables, {total} positions, {} threads, into {}",
+        variant,
+        variant.moves.id.name(),
+        build_order(pieces).len(),
+        rayon::current_num_threads(),
+        dir.display()
+    );
+    let started = Instant::now();
+    let bars = Bars::new(total);
+    let result = generate_with(dir, &variant.moves, pieces, options, &bars);
+    // Finished before the result is looked at: an error must not leave a live bar behind.
+    bars.finish();
+    result?;
+    let seconds = started.elapsed().as_secs_f64();
+    let (solving, writing) = bars.solving_and_writing();
+    eprintln!(
+        "done in {seconds:.1} s ({:.1} M positions/s): solving {solving:.1} s, writing files {writing:.1} s",
+        total as f64 / seconds.max(1e-9) / 1e6
+    );
+    Ok(())
+}
+
+/// Builds the rule tables under `draw` missing from `dir`, up to `pieces`; none for `none`.
+pub fn build_rules(
+    variant: &Variant,
+    draw: &DrawRules,
+    pieces: u32,
+    dir: &Path,
+    zstd_level: i32,
+) -> Result<(), CliError> {
+    if draw.preset == DrawPreset::None {
+        return Ok(());
+    }
+    let total: u64 = plan(pieces).iter().map(|p| p.positions).sum();
+    eprintln!(
+        "rule tables under the {} draw rules, up to {pieces} pieces",
+        draw.directory_name()
+    );
+    let started = Instant::now();
+    let bars = Bars::new(total);
+    let result = generate_draw_tables(dir, &variant.moves, draw, pieces, zstd_level, &bars);
+    bars.finish();
+    result?;
+    eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
