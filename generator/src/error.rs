@@ -34,6 +34,31 @@ pub enum Error {
         /// Where it was looked for.
         path: PathBuf,
     },
+    /// A published file of a built table is not there.
+    #[error("missing {path}; run `dtb generate` again to write it")]
+    MissingPublished {
+        /// Where it should be.
+        path: PathBuf,
+    },
+    /// A published file holds a table other than the one its name says.
+    #[error("{path}: holds another table")]
+    ForeignPublished {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A published file holds, at a position the probe reads, another value than the raw
+    /// working file it was written from.
+    #[error(
+        "{path}: position {index} does not hold the raw table's value {value:?}; run `dtb generate` again after deleting it"
+    )]
+    WrongPublished {
+        /// The file.
+        path: PathBuf,
+        /// The first position that disagrees.
+        index: u64,
+        /// The raw file's value there.
+        value: Option<dprobe::Value>,
+    },
     /// A build asked for something this version cannot do: a table too large for the index,
     /// or a combination of draw rules the draw-rule solver does not implement.
     #[error("{0}")]

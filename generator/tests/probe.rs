@@ -296,7 +296,9 @@ fn a_dtw_file_holds_no_draws_and_must_agree_with_the_wdl_file() {
     write_atomically(&path, &bytes).unwrap();
     // `dtb verify`'s check of the published files finds the contradicted entry, and only it:
     // the draws' entries are don't-care.
-    let problem = check_published(copy.path(), &variant.moves, &raw).unwrap_err();
+    let problem = check_published(copy.path(), &variant.moves, &raw)
+        .unwrap_err()
+        .to_string();
     assert!(
         problem.contains("KKvK.dtw") && problem.contains(&format!("position {contradicted} ")),
         "{problem}"

@@ -98,33 +98,30 @@ pub fn verify_table(
 /// # Errors
 ///
 /// What is wrong, naming the file and, for a wrong entry, the first position that disagrees.
-pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(), String> {
+pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(), Error> {
     let signature = table.index.signature();
     let captures = capture_flags(rules, &table.index);
     for kind in [TableKind::Wdl, TableKind::Dtw] {
         let path = table_path(dir, rules.id, signature, kind);
         let file = TableFile::open(&path).map_err(|e| match e {
-            dprobe::ProbeError::Io { .. } if !path.exists() => format!(
-                "missing {}; run `dtb generate` again to write it",
-                path.display()
-            ),
-            e => e.to_string(),
+            dprobe::ProbeError::Io { .. } if !path.exists() => {
+                Error::MissingPublished { path: path.clone() }
+            }
+            e => Error::from(e),
         })?;
-        file.verify().map_err(|e| e.to_string())?;
+        file.verify()?;
         let header = file.header();
         if header.rules != rules.id
             || header.signature != signature
             || header.positions != table.index.size()
         {
-            return Err(format!("{}: holds another table", path.display()));
+            return Err(Error::ForeignPublished { path });
         }
         // The first position that disagrees, over every block in parallel.
         let first_wrong = (0..header.blocks)
             .into_par_iter()
-            .map_init(Vec::new, |symbols, block| -> Result<Option<u64>, String> {
-                let first = file
-                    .block_symbols(block, symbols)
-                    .map_err(|e| e.to_string())?;
+            .map_init(Vec::new, |symbols, block| -> Result<Option<u64>, Error> {
+                let first = file.block_symbols(block, symbols)?;
                 Ok(symbols.iter().zip(first..).find_map(|(&stored, index)| {
                     let value = table.value(index);
                     let read = !captures[index as usize]
@@ -133,16 +130,16 @@ pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(
                     (read && expected != Some(stored)).then_some(index)
                 }))
             })
-            .collect::<Result<Vec<_>, String>>()?
+            .collect::<Result<Vec<_>, Error>>()?
             .into_iter()
             .flatten()
             .min();
         if let Some(index) = first_wrong {
-            return Err(format!(
-                "{}: position {index} does not hold the raw table's value {:?}; run `dtb generate` again after deleting it",
-                path.display(),
-                table.value(index)
-            ));
+            return Err(Error::WrongPublished {
+                path,
+                index,
+                value: table.value(index),
+            });
         }
     }
     Ok(())
