@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds tables/manifest.json: every table up to N pieces (default 5) of the three move-rule
 # sets, with its statistics and the checksum of its values. Usage: scripts/manifest.sh [pieces].
-# generator/tests/manifest.rs checks a fresh build of the tables up to 4 pieces against it.
+# generator/tests/integration/manifest.rs checks a fresh build of the tables up to 4 pieces against it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pieces="${1:-5}"

@@ -48,10 +48,9 @@ pub fn verify(
             }
         };
         // Only shown, never returned: each problem is reported under its table.
-        let files = match tables.table(*signature) {
-            Ok(table) => check_published(dir, &variant.moves, table).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
-        };
+        let files = tables
+            .table(*signature)
+            .and_then(|table| check_published(dir, &variant.moves, table));
         if found.is_empty() && files.is_ok() {
             out!("{signature:>10}: ok");
             continue;

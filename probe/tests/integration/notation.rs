@@ -605,7 +605,7 @@ fn single_jump_beside_longer_capture_with_same_ends() {
 /// same two squares.
 fn round_trip_positions() -> Vec<(Variant, Position)> {
     let mut positions = Vec::new();
-    for line in include_str!("data/perft-suite.jsonl").lines() {
+    for line in include_str!("../data/perft-suite.jsonl").lines() {
         let entry: serde_json::Value = serde_json::from_str(line).unwrap();
         let variant: Variant = entry["variant"].as_str().unwrap().parse().unwrap();
         let pos = parse(entry["fen"].as_str().unwrap(), &variant);

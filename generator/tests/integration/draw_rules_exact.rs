@@ -6,9 +6,7 @@
 //! fixed pseudo-random sample of the states of every other 4-piece signature (FMJD-64 in an
 //! ignored test: 24.5 billion states per preset).
 
-#[path = "support/full_state.rs"]
-#[allow(dead_code)]
-mod full_state;
+use crate::full_state;
 
 use dprobe::{
     draw::{DrawPreset, Interpretation, LimitOutcome},

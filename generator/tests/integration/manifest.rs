@@ -11,7 +11,8 @@ use draughts_generator::pure::write::Compression;
 #[test]
 fn fresh_build_matches_the_manifest() {
     let manifest: serde_json::Value =
-        serde_json::from_str(include_str!("../../tables/manifest.json")).expect("valid manifest");
+        serde_json::from_str(include_str!("../../../tables/manifest.json"))
+            .expect("valid manifest");
     let entries = manifest["tables"].as_array().expect("a list of tables");
     let mut checked = 0;
     for variant in [Variant::RUSSIAN, Variant::BRAZILIAN, Variant::PORTUGUESE] {

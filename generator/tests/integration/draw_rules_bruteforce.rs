@@ -5,9 +5,7 @@
 //! `step`). Squares are written as seen by the side to move, which moves up the board (a1 is its
 //! bottom-left corner); the long diagonal is a1–h8.
 
-#[path = "support/full_state.rs"]
-#[allow(dead_code)]
-mod full_state;
+use crate::full_state;
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -214,7 +212,7 @@ fn counts_follow_the_rules_ply_by_ply() {
 
     // The Forçada: a move that puts no strong king on the river keeps the count waiting; one that
     // does starts it at 0 (that move is not counted); leaving the river does not stop it.
-    let fpd = crate::rules(DrawPreset::Fpd);
+    let fpd = crate::draw_rules_bruteforce::rules(DrawPreset::Fpd);
     let quiet = |from: &str, to: &str| dprobe::Move {
         from: sq(from),
         to: sq(to),
@@ -681,7 +679,7 @@ fn check_equations(s: &FullStateSolution, stride: usize) -> usize {
         bad.len(),
         &bad[..bad.len().min(5)]
     );
-    s.len() / stride
+    s.states() / stride
 }
 
 fn check_preset(
@@ -703,7 +701,7 @@ fn check_preset(
         "{name}: {} states ({} start states) solved in {solved:.2?}, {} passes; fresh counts: \
          {cursed} pure wins and {blessed} pure losses drawn; {pairs} monotone pairs, \
          {equations} equations checked; all in {:.2?}",
-        s.len(),
+        s.states(),
         s.start_states().count(),
         s.passes(),
         start.elapsed()

@@ -1107,13 +1107,8 @@ impl FullStateSolution {
     }
 
     /// Number of states solved (every consistent state of every reachable signature).
-    pub fn len(&self) -> usize {
+    pub fn states(&self) -> usize {
         self.states
-    }
-
-    /// Whether no state was solved.
-    pub fn is_empty(&self) -> bool {
-        self.states == 0
     }
 
     /// The value of one solved state, `None` if it is not one (its signature was not reached,

@@ -56,7 +56,7 @@ fn initial_position_to_depth_10() {
 
 #[test]
 fn random_positions_with_kings_and_captures() {
-    let suite = include_str!("data/perft-suite.jsonl");
+    let suite = include_str!("../data/perft-suite.jsonl");
     let mut failures = Vec::new();
     let mut checked = 0;
     for (line_no, line) in suite.lines().enumerate() {
