@@ -12,8 +12,8 @@ use std::sync::{Arc, OnceLock};
 use crate::draw::DrawRules;
 use crate::error::{Corruption, ProbeError};
 use crate::format::{
-    parse_draw_table_name, parse_table_name, rule_set_dir, DrawFile, TableFile, TableKind,
-    MAX_TABLE_PIECES,
+    draw_dir, parse_draw_table_name, parse_table_name, rule_set_dir, DrawFile, TableFile,
+    TableKind, MAX_TABLE_PIECES,
 };
 use crate::index::Signature;
 use crate::rules::{Board, Move, Variant};
@@ -212,15 +212,13 @@ impl Tablebase {
 
     /// Registers the rule tables (`*.rules`) of the current draw rules under `dir`.
     fn add_draw_directory(&mut self, dir: &Path) -> Result<usize, ProbeError> {
-        let rule_dir = dir
-            .join(self.variant.moves.id.name())
-            .join(self.draw_rules.directory_name());
-        if !rule_dir.is_dir() {
+        let folder = draw_dir(dir, self.variant.moves.id, &self.draw_rules);
+        if !folder.is_dir() {
             return Ok(0);
         }
-        let mut names: Vec<PathBuf> = fs::read_dir(&rule_dir)
+        let mut names: Vec<PathBuf> = fs::read_dir(&folder)
             .map_err(|source| ProbeError::Io {
-                path: rule_dir.clone(),
+                path: folder.clone(),
                 source: Arc::new(source),
             })?
             .filter_map(|entry| entry.ok().map(|e| e.path()))

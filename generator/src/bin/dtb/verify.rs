@@ -93,9 +93,7 @@ fn verify_rules(
     pure: &mut TableSet,
     pure_consistent: bool,
 ) -> usize {
-    let rule_dir = dir
-        .join(variant.moves.id.name())
-        .join(draw.directory_name());
+    let rule_dir = dprobe::format::draw_dir(dir, variant.moves.id, draw);
     let name = draw.directory_name();
     let signatures: Vec<Signature> = build_order(MAX_PIECES)
         .into_iter()
