@@ -28,16 +28,10 @@
 //! 3. Whatever is still undecided is a draw (the game never ends), stored before the less
 //!    advanced slices read it.
 //!
-//! A slice's values fit in a processor's cache (KKMvKMM: 11 thousand positions a side), so its
-//! passes hit the cache, where passes over a whole pair missed it at every predecessor. Slices
-//! of one level are independent: they are solved in parallel, in units of at least a few
-//! thousand positions; a large slice (kings only: the whole pair) runs its own passes in
-//! parallel. The same independence would let a cluster share a level's slices between machines.
-//!
-//! Positions decided at each distance, and those whose move out of the slice is counted down
-//! at it, are kept in buckets (one `u32` index each), so a pass touches only its own positions.
-//! Memory per position: a packed `u16` value, a `u8` counter, a capture flag bit, and 4 bytes
-//! in a bucket for each queue it waits in while its slice is solved.
+//! A slice's values fit in a processor's cache, and the slices of one level are independent:
+//! they are solved in parallel (`docs/ARCHITECTURE.md`, "Solver", has the memory per position).
+//! The slices are planned in `slices.rs`, moves out of the pair read in
+//! `exits.rs`, the passes' queues kept in `buckets.rs`.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
