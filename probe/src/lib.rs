@@ -50,7 +50,7 @@ pub mod rules;
 mod tablebase;
 mod value;
 
-pub use draw::{DrawRules, DrawWdl};
+pub use draw::{DrawCounts, DrawRules, DrawWdl};
 pub use error::{CorruptedTable, Corruption, ProbeError};
 pub use notation::{FenError, MoveError};
 pub use rules::{Color, Move, Position, Variant};

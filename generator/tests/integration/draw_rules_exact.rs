@@ -13,7 +13,7 @@ use dprobe::{
     format::DrawFile,
     index::{Signature, TableIndex},
     rules::Board,
-    DrawRules, DrawWdl, Position, Tablebase, Variant, Wdl,
+    DrawCounts, DrawRules, DrawWdl, Position, Tablebase, Variant, Wdl,
 };
 use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::pure::build::generate;
@@ -75,7 +75,9 @@ impl Built {
                 return;
             }
             let position = Position::from_board(&board, dprobe::Color::White);
-            let probed = match self.tables.probe_draw(&position, &counts) {
+            let typed = DrawCounts::from_ids(self.tables.draw_rules(), &counts)
+                .expect("the brute force names the rules' counters");
+            let probed = match self.tables.probe_draw(&position, &typed) {
                 Ok(probe) => probe.now,
                 // The brute force enumerates only states a game can reach (and a few more it
                 // marks as no state): the probe must accept every one.
@@ -483,7 +485,8 @@ fn results_of_moves_follow_the_counts() {
                 continue;
             }
             let position = Position::from_board(&board, dprobe::Color::White);
-            let probed = built.tables.draw_moves(&position, &counts).unwrap();
+            let typed = DrawCounts::from_ids(&draw, &counts).unwrap();
+            let probed = built.tables.draw_moves(&position, &typed).unwrap();
             let mut moves = Vec::new();
             dprobe::rules::legal_moves(&board, &variant.moves, &mut moves);
             assert_eq!(probed.len(), moves.len());

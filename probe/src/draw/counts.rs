@@ -14,14 +14,12 @@ use crate::value::Wdl;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CountsError {
     /// A counter id that does not apply to this material.
-    #[error(
-        "counter {id:?} does not apply to this material ({signature}); its counters are: {known}"
-    )]
+    #[error("{}", unknown_counter(.id, .signature.as_ref(), .known))]
     UnknownCounter {
         /// The id given.
         id: String,
-        /// The material.
-        signature: Signature,
+        /// The material it does not apply to; `None` if the rules have no such counter.
+        signature: Option<Signature>,
         /// The ids that apply, comma-separated.
         known: String,
     },
@@ -40,8 +38,195 @@ pub enum CountsError {
     Inconsistent(String),
 }
 
+fn unknown_counter(id: &str, signature: Option<&Signature>, known: &str) -> String {
+    match signature {
+        Some(signature) => format!(
+            "counter {id:?} does not apply to this material ({signature}); its counters are: {known}"
+        ),
+        None => format!("no counter {id:?} in these draw rules; their counters are: {known}"),
+    }
+}
+
+/// The most counters a set of draw rules may have (the presets have at most five).
+pub const MAX_COUNTERS: usize = 16;
+
+/// A slot's code for a count at its start (not given).
+const AT_START: u16 = u16::MAX;
+/// A slot's code for a counter that waits for its condition.
+const NOT_STARTED: u16 = u16::MAX - 1;
+
+/// The running counts of the counted draw rules, as an engine keeps them along a game: per
+/// counter of a [`DrawRules`] (by its place in `rules.counters`), the plies since it started,
+/// "not started" (a counter that waits for its position condition), or "at its start" (not
+/// given: 0, or for a condition counter, started now if its condition holds and the rules start
+/// it there).
+///
+/// It is 32 bytes, `Copy`, and allocates nothing: an engine keeps one per ply on its stack and
+/// updates it with [`DrawCounts::play`]. Counter ids (`"r1-three-kings"`) are only needed to set
+/// counts by name ([`DrawCounts::set`]).
+///
+/// ```
+/// use dprobe::draw::{DrawPreset, Interpretation};
+/// use dprobe::{DrawCounts, DrawRules, Position, Variant};
+///
+/// let rules = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
+/// let position = Position::from_fen("W:WK1,K2,K3:BK29", &Variant::RUSSIAN)?;
+/// // The game so far: the three kings arose 8 plies ago, the lone king went to the long
+/// // diagonal 3 plies ago.
+/// let mut counts = DrawCounts::new();
+/// for (id, plies) in [("r1-three-kings", 8), ("r2-kings-only", 8), ("r3-kings-4-5-pieces", 8)] {
+///     counts.set(&rules, id, Some(plies))?;
+/// }
+/// counts.set(&rules, "r4-long-diagonal", Some(3))?;
+/// let board = position.board(); // seen from the side to move, as moves are played
+/// let mut moves = Vec::new();
+/// dprobe::rules::legal_moves(&board, &Variant::RUSSIAN.moves, &mut moves);
+/// counts.play(&rules, &board, &moves[0]);
+/// assert_eq!(counts.get(&rules, "r1-three-kings"), Some(Some(9)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DrawCounts {
+    slots: [u16; MAX_COUNTERS],
+}
+
+impl Default for DrawCounts {
+    fn default() -> Self {
+        DrawCounts::new()
+    }
+}
+
+impl std::fmt::Debug for DrawCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut list = f.debug_map();
+        for (k, &slot) in self.slots.iter().enumerate() {
+            if slot != AT_START {
+                list.entry(&k, &DrawCounts::decode(slot));
+            }
+        }
+        list.finish()
+    }
+}
+
+impl DrawCounts {
+    /// Every count at its start, as where the material has just arisen.
+    pub const fn new() -> DrawCounts {
+        DrawCounts {
+            slots: [AT_START; MAX_COUNTERS],
+        }
+    }
+
+    const fn encode(plies: Option<u16>) -> u16 {
+        match plies {
+            // Counts that large are past every limit (at most 120 plies): kept distinct from
+            // the codes, they are refused as past the limit.
+            Some(p) if p >= NOT_STARTED => NOT_STARTED - 1,
+            Some(p) => p,
+            None => NOT_STARTED,
+        }
+    }
+
+    const fn decode(slot: u16) -> Option<u16> {
+        if slot == NOT_STARTED {
+            None
+        } else {
+            Some(slot)
+        }
+    }
+
+    /// The count of counter `k` of the rules (its place in `rules.counters`): `None` if it is
+    /// at its start, else plies since it started (`None`: not started).
+    #[inline]
+    pub fn count(&self, k: usize) -> Option<Option<u16>> {
+        match self.slots.get(k) {
+            Some(&slot) if slot != AT_START => Some(DrawCounts::decode(slot)),
+            _ => None,
+        }
+    }
+
+    /// Sets the count of counter `k` (its place in `rules.counters`; larger places are
+    /// ignored): plies since it started, or `None` for not started.
+    #[inline]
+    pub fn set_count(&mut self, k: usize, plies: Option<u16>) {
+        if let Some(slot) = self.slots.get_mut(k) {
+            *slot = DrawCounts::encode(plies);
+        }
+    }
+
+    /// Puts counter `k` back at its start.
+    #[inline]
+    pub fn reset_count(&mut self, k: usize) {
+        if let Some(slot) = self.slots.get_mut(k) {
+            *slot = AT_START;
+        }
+    }
+
+    /// The count of the counter named `id`, as [`DrawCounts::count`] gives it; `None` also if
+    /// the rules have no such counter.
+    pub fn get(&self, rules: &DrawRules, id: &str) -> Option<Option<u16>> {
+        self.count(rules.counters.iter().position(|c| c.id == id)?)
+    }
+
+    /// Sets the count of the counter named `id`: plies since it started, or `None` for not
+    /// started.
+    ///
+    /// # Errors
+    ///
+    /// [`CountsError::UnknownCounter`] if the rules have no counter of that id.
+    pub fn set(
+        &mut self,
+        rules: &DrawRules,
+        id: &str,
+        plies: Option<u16>,
+    ) -> Result<(), CountsError> {
+        match rules.counters.iter().position(|c| c.id == id) {
+            Some(k) => {
+                self.set_count(k, plies);
+                Ok(())
+            }
+            None => Err(CountsError::UnknownCounter {
+                id: id.to_string(),
+                known: rules
+                    .counters
+                    .iter()
+                    .map(|c| c.id)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                signature: None,
+            }),
+        }
+    }
+
+    /// Counts given by counter id, the others at their start.
+    ///
+    /// # Errors
+    ///
+    /// As [`DrawCounts::set`].
+    pub fn from_ids(
+        rules: &DrawRules,
+        counts: &[(&str, Option<u16>)],
+    ) -> Result<DrawCounts, CountsError> {
+        let mut out = DrawCounts::new();
+        for &(id, plies) in counts {
+            out.set(rules, id, plies)?;
+        }
+        Ok(out)
+    }
+
+    /// The counts after `mv`, a legal move of `board` (seen from its mover, as
+    /// [`crate::Position::board`] gives it): a capture or a crowning changes the material and
+    /// puts every count at its start; otherwise see [`counts_after`].
+    pub fn play(&mut self, rules: &DrawRules, board: &Board, mv: &Move) {
+        if mv.is_capture() || mv.crowned {
+            *self = DrawCounts::new();
+        } else {
+            *self = counts_after(rules, board, self, mv);
+        }
+    }
+}
+
 /// The state of `board` with the given running counts: for each counter, plies since it started
-/// (`None`: not started, only for a counter that starts on a condition). Counters not listed are
+/// (`None`: not started, only for a counter that starts on a condition). Counters not given are
 /// at their start: 0, or for a condition counter, started now if its condition holds (and the
 /// rules start it where the material arises: `forcada_start_if_occupied`) and not started
 /// otherwise.
@@ -56,7 +241,7 @@ pub enum CountsError {
 pub fn state_from_counts(
     rules: &DrawRules,
     board: &Board,
-    counts: &[(&str, Option<u16>)],
+    counts: &DrawCounts,
 ) -> Result<DrawState, CountsError> {
     state_with(rules, board, counts, false)
 }
@@ -66,36 +251,44 @@ pub fn state_from_counts(
 fn state_with(
     rules: &DrawRules,
     board: &Board,
-    counts: &[(&str, Option<u16>)],
+    counts: &DrawCounts,
     set_aside: bool,
 ) -> Result<DrawState, CountsError> {
     let signature = Signature::of(board);
-    let active: Vec<_> = rules.active(&signature).collect();
-    for (id, _) in counts {
-        if !active.iter().any(|(c, _)| c.id == *id) {
+    for (k, counter) in rules.counters.iter().enumerate() {
+        if counts.count(k).is_some() && counter.material.strong_side(&signature).is_none() {
             return Err(CountsError::UnknownCounter {
-                id: (*id).to_string(),
-                signature,
-                known: active
-                    .iter()
+                id: counter.id.to_string(),
+                signature: Some(signature),
+                known: rules
+                    .active(&signature)
                     .map(|(c, _)| c.id)
                     .collect::<Vec<_>>()
                     .join(", "),
             });
         }
     }
-    let given = |id: &str| counts.iter().find(|(c, _)| *c == id).map(|&(_, n)| n);
     let mut state = DrawState {
         post: false,
         a: None,
         z: None,
     };
     let mut material_count: Option<(&'static str, u16)> = None;
-    let mut bounded_by_material: Vec<(&'static str, u16)> = Vec::new();
-    for (counter, strong) in &active {
-        let strong_to_move = *strong == Strong::Mover;
-        let count =
-            given(counter.id).unwrap_or_else(|| start_count(rules, counter, *strong, board));
+    // Counts that must not exceed the material's: at most one per counter, kept on the stack.
+    let mut bounded_by_material = [("", 0u16); MAX_COUNTERS];
+    let mut bounded = 0;
+    let mut bound = |id: &'static str, plies: u16| {
+        bounded_by_material[bounded] = (id, plies);
+        bounded += 1;
+    };
+    for (k, counter) in rules.counters.iter().enumerate().take(MAX_COUNTERS) {
+        let Some(strong) = counter.material.strong_side(&signature) else {
+            continue;
+        };
+        let strong_to_move = strong == Strong::Mover;
+        let count = counts
+            .count(k)
+            .unwrap_or_else(|| start_count(rules, counter, strong, board));
         let role = role(counter, &signature);
         let Some(plies) = count else {
             if !matches!(role, Role::Condition) {
@@ -119,7 +312,7 @@ fn state_with(
         let passing = counter.limit_outcome == LimitOutcome::PureValue;
         if passing && (set_aside || plies > limit_plies) {
             // Over, or never deciding here: only bounded by the material's count.
-            bounded_by_material.push((counter.id, plies));
+            bound(counter.id, plies);
             continue;
         }
         if plies > limit_plies {
@@ -156,11 +349,11 @@ fn state_with(
                 state.a = min_opt(state.a, Some(left));
             }
             Role::A => {
-                bounded_by_material.push((counter.id, plies));
+                bound(counter.id, plies);
                 state.a = min_opt(state.a, Some(left));
             }
             Role::Z => {
-                bounded_by_material.push((counter.id, plies));
+                bound(counter.id, plies);
                 state.z = min_opt(state.z, Some(left));
             }
             Role::Condition => {
@@ -173,14 +366,14 @@ fn state_with(
                         counter.id, counter.id
                     )));
                 }
-                bounded_by_material.push((counter.id, plies));
+                bound(counter.id, plies);
                 state.post = true;
                 state.a = min_opt(state.a, Some(left));
             }
         }
     }
     if let Some((material, n)) = material_count {
-        for (id, plies) in bounded_by_material {
+        for &(id, plies) in &bounded_by_material[..bounded] {
             if plies > n {
                 return Err(CountsError::Inconsistent(format!(
                     "{id}={plies} exceeds {material}={n}, the plies since the material arose"
@@ -223,7 +416,7 @@ fn start_count(
 ///
 /// ```
 /// use dprobe::draw::{deciding_state, DrawPreset, Interpretation};
-/// use dprobe::{DrawRules, Position, Variant, Wdl};
+/// use dprobe::{DrawCounts, DrawRules, Position, Variant, Wdl};
 ///
 /// let mut reading = Interpretation::default();
 /// reading.set("r4-limit-outcome=pure-value")?;
@@ -231,12 +424,15 @@ fn start_count(
 /// // The lone king on the long diagonal (a1) to move; rule 4 has run 10 plies, so the three kings'
 /// // fifth move is made: its limit.
 /// let position = Position::from_fen("B:WK1,K2,K3:BK29", &Variant::RUSSIAN)?;
-/// let counts = [
-///     ("r1-three-kings", Some(10)),
-///     ("r2-kings-only", Some(10)),
-///     ("r3-kings-4-5-pieces", Some(10)),
-///     ("r4-long-diagonal", Some(10)),
-/// ];
+/// let counts = DrawCounts::from_ids(
+///     &rules,
+///     &[
+///         ("r1-three-kings", Some(10)),
+///         ("r2-kings-only", Some(10)),
+///         ("r3-kings-4-5-pieces", Some(10)),
+///         ("r4-long-diagonal", Some(10)),
+///     ],
+/// )?;
 /// // Won for the three kings in the pure game (lost for the mover): rule 4 is over, and play
 /// // goes on.
 /// assert!(!deciding_state(&rules, &position.board(), Wdl::Loss, &counts)?.at_limit());
@@ -252,16 +448,16 @@ pub fn deciding_state(
     rules: &DrawRules,
     board: &Board,
     pure: Wdl,
-    counts: &[(&str, Option<u16>)],
+    counts: &DrawCounts,
 ) -> Result<DrawState, CountsError> {
     let set_aside = rules.set_aside(&Signature::of(board), pure).is_some();
     state_with(rules, board, counts, set_aside)
 }
 
 /// The running counts after `mv`, a move of `board` that neither captures nor crowns: every
-/// counter of the material, in the order of [`DrawRules::active`], with plies since it started
-/// (`None`: waiting for its condition). `counts` are the counts before the move, as
-/// [`state_from_counts`] takes them and accepts them. This is what an engine keeps from move to
+/// counter of the material with plies since it started (`None`: waiting for its condition), the
+/// others at their start. `counts` are the counts before the move, as [`state_from_counts`]
+/// takes them and accepts them. This is what an engine keeps from move to
 /// move: a man move restarts a count that says "without a man move"; a count that waits starts
 /// after the move that makes its condition hold; a count that stops off its condition
 /// ([`DrawRules::restarts_on_leave`]) waits again after a move that leaves it, unless that move
@@ -270,63 +466,68 @@ pub fn deciding_state(
 /// ```
 /// use dprobe::draw::{counts_after, DrawPreset, Interpretation};
 /// use dprobe::rules::legal_moves;
-/// use dprobe::{DrawRules, Position, Variant};
+/// use dprobe::{DrawCounts, DrawRules, Position, Variant};
 ///
 /// let rules = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
 /// // Three kings against one on the long diagonal (a1), 8 plies after the material arose.
 /// let position = Position::from_fen("W:WK1,K2,K3:BK29", &Variant::RUSSIAN)?;
 /// let board = position.board();
-/// let counts = [
-///     ("r1-three-kings", Some(8)),
-///     ("r2-kings-only", Some(8)),
-///     ("r3-kings-4-5-pieces", Some(8)),
-///     ("r4-long-diagonal", Some(3)),
-/// ];
+/// let counts = DrawCounts::from_ids(
+///     &rules,
+///     &[
+///         ("r1-three-kings", Some(8)),
+///         ("r2-kings-only", Some(8)),
+///         ("r3-kings-4-5-pieces", Some(8)),
+///         ("r4-long-diagonal", Some(3)),
+///     ],
+/// )?;
 /// let mut moves = Vec::new();
 /// legal_moves(&board, &Variant::RUSSIAN.moves, &mut moves);
 /// let after = counts_after(&rules, &board, &counts, &moves[0]);
-/// assert_eq!(after[0], ("r1-three-kings", Some(9)));
-/// assert_eq!(after[3], ("r4-long-diagonal", Some(4)));
+/// assert_eq!(after.get(&rules, "r1-three-kings"), Some(Some(9)));
+/// assert_eq!(after.get(&rules, "r4-long-diagonal"), Some(Some(4)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn counts_after(
     rules: &DrawRules,
     board: &Board,
-    counts: &[(&str, Option<u16>)],
+    counts: &DrawCounts,
     mv: &Move,
-) -> Vec<(&'static str, Option<u16>)> {
+) -> DrawCounts {
     let child = board.play(mv);
     let man = board.men & (1 << mv.from) != 0;
-    rules
-        .active(&Signature::of(board))
-        .map(|(counter, strong)| {
-            let count = counts
-                .iter()
-                .find(|(id, _)| *id == counter.id)
-                .map_or_else(|| start_count(rules, counter, strong, board), |&(_, n)| n);
-            // The child is seen from the other side: the strong side is no longer the mover.
-            let strong_moves_next = strong == Strong::Opponent;
-            let holds = counter.condition.is_some_and(|condition| {
-                ConditionShape::new(rules, condition, strong_moves_next, 0).holds(&child)
-            });
-            let next = if counter.resets_on_man_move && man {
-                Some(0)
-            } else {
-                match count {
-                    Some(p) => {
-                        let stops = counter
-                            .condition
-                            .is_some_and(|condition| rules.restarts_on_leave(condition));
-                        let next = p.saturating_add(1);
-                        let reached = remaining(counter.limit, next, strong_moves_next) == 0;
-                        (!(stops && !holds && !reached)).then_some(next)
-                    }
-                    None => holds.then_some(0),
+    let signature = Signature::of(board);
+    let mut after = DrawCounts::new();
+    for (k, counter) in rules.counters.iter().enumerate().take(MAX_COUNTERS) {
+        let Some(strong) = counter.material.strong_side(&signature) else {
+            continue;
+        };
+        let count = counts
+            .count(k)
+            .unwrap_or_else(|| start_count(rules, counter, strong, board));
+        // The child is seen from the other side: the strong side is no longer the mover.
+        let strong_moves_next = strong == Strong::Opponent;
+        let holds = counter.condition.is_some_and(|condition| {
+            ConditionShape::new(rules, condition, strong_moves_next, 0).holds(&child)
+        });
+        let next = if counter.resets_on_man_move && man {
+            Some(0)
+        } else {
+            match count {
+                Some(p) => {
+                    let stops = counter
+                        .condition
+                        .is_some_and(|condition| rules.restarts_on_leave(condition));
+                    let next = p.saturating_add(1);
+                    let reached = remaining(counter.limit, next, strong_moves_next) == 0;
+                    (!(stops && !holds && !reached)).then_some(next)
                 }
-            };
-            (counter.id, next)
-        })
-        .collect()
+                None => holds.then_some(0),
+            }
+        };
+        after.set_count(k, next);
+    }
+    after
 }
 
 /// Plies left before a counter's limit, `plies` after it started (DRAW_RULES.md §1.3). With the
@@ -444,7 +645,8 @@ mod tests {
             opp_kings: left.kings,
             ..left
         };
-        let counts = |plies| [("p1-forcada", Some(plies))];
+        let counts =
+            |plies| DrawCounts::from_ids(&restart, &[("p1-forcada", Some(plies))]).unwrap();
         assert!(matches!(
             state_from_counts(&restart, &strong_view, &counts(4)),
             Err(CountsError::Inconsistent(_))
@@ -476,7 +678,7 @@ mod tests {
             opp_men: 0,
             opp_kings: 1 << off[0] | 1 << off[1] | 1 << off[2],
         };
-        let counts = |r4| {
+        let ids = |r4| {
             [
                 ("r1-three-kings", Some(12)),
                 ("r2-kings-only", Some(12)),
@@ -484,6 +686,7 @@ mod tests {
                 ("r4-long-diagonal", Some(r4)),
             ]
         };
+        let counts = |r4| DrawCounts::from_ids(&passing, &ids(r4)).unwrap();
         let state = |rules, pure, r4| deciding_state(rules, &board, pure, &counts(r4));
         // The strong side wins in the pure game (the mover loses): rule 4 is left out.
         let aside = state(&passing, crate::Wdl::Loss, 10).unwrap();
@@ -493,21 +696,29 @@ mod tests {
         assert!(state(&passing, crate::Wdl::Win, 10).unwrap().at_limit());
         let passed = state(&passing, crate::Wdl::Win, 11).unwrap();
         assert!(!passed.post && !passed.at_limit());
-        // A count set aside is still checked: a misspelt counter is named, and rule 4 cannot
-        // have run longer than the material.
+        // A count set aside is still checked: a misspelt counter is named, one of a rule that
+        // does not apply to the material too, and rule 4 cannot have run longer than the
+        // material.
         assert!(matches!(
-            deciding_state(
-                &passing,
-                &board,
-                crate::Wdl::Loss,
-                &[("r1-three-king", Some(3))]
-            ),
-            Err(CountsError::UnknownCounter { .. })
+            DrawCounts::from_ids(&passing, &[("r1-three-king", Some(3))]),
+            Err(CountsError::UnknownCounter {
+                signature: None,
+                ..
+            })
         ));
-        let mut longer = counts(11);
+        let small = DrawCounts::from_ids(&passing, &[("r5-small", Some(3))]).unwrap();
+        assert!(matches!(
+            deciding_state(&passing, &board, crate::Wdl::Loss, &small),
+            Err(CountsError::UnknownCounter {
+                signature: Some(_),
+                ..
+            })
+        ));
+        let mut longer = ids(11);
         for count in &mut longer[..3] {
             count.1 = Some(4);
         }
+        let longer = DrawCounts::from_ids(&passing, &longer).unwrap();
         assert!(matches!(
             deciding_state(&passing, &board, crate::Wdl::Loss, &longer),
             Err(CountsError::Inconsistent(_))
@@ -534,5 +745,53 @@ mod tests {
         assert_eq!(remaining(n, 9, false), 0);
         assert_eq!(remaining(n, 10, false), 0);
         assert_eq!(remaining(Limit::Plies(30), 12, true), 18);
+    }
+
+    /// Typed counts: set by id or place, read back, carried over a quiet move as
+    /// [`counts_after`] carries them, put back at their start by a capture, and refused by name
+    /// where the rules lack the counter.
+    #[test]
+    fn typed_counts_follow_moves_in_place() {
+        let rules = DrawRules::new(DrawPreset::Fmjd64, Interpretation::default());
+        let variant = crate::rules::Variant::RUSSIAN;
+        let mut counts = DrawCounts::new();
+        assert_eq!(counts, DrawCounts::default());
+        assert_eq!(counts.get(&rules, "r1-three-kings"), None);
+        counts.set(&rules, "r1-three-kings", Some(8)).unwrap();
+        counts.set(&rules, "r4-long-diagonal", None).unwrap();
+        assert_eq!(counts.get(&rules, "r1-three-kings"), Some(Some(8)));
+        assert_eq!(counts.get(&rules, "r4-long-diagonal"), Some(None));
+        assert_eq!(counts.get(&rules, "no-such-counter"), None);
+        // Counts too large to be true stay counts (refused later as past the limit).
+        let mut huge = DrawCounts::new();
+        huge.set_count(0, Some(u16::MAX));
+        assert!(matches!(huge.count(0), Some(Some(n)) if n > 1000));
+        assert!(matches!(
+            counts.set(&rules, "r1-three-king", Some(1)),
+            Err(CountsError::UnknownCounter {
+                signature: None,
+                ..
+            })
+        ));
+
+        // Three kings against one off the long diagonal: every quiet move adds a ply.
+        let position = crate::Position::from_fen("W:WK1,K2,K3:BK32", &variant).unwrap();
+        let board = position.board();
+        let mut moves = Vec::new();
+        crate::rules::legal_moves(&board, &variant.moves, &mut moves);
+        let quiet = moves.iter().find(|m| !m.is_capture()).unwrap();
+        let mut played = counts;
+        played.play(&rules, &board, quiet);
+        assert_eq!(played, counts_after(&rules, &board, &counts, quiet));
+        assert_eq!(played.get(&rules, "r1-three-kings"), Some(Some(9)));
+
+        // A capture changes the material: every count back at its start.
+        let position = crate::Position::from_fen("W:WK1,K2,K3:BK6", &variant).unwrap();
+        let board = position.board();
+        crate::rules::legal_moves(&board, &variant.moves, &mut moves);
+        let capture = moves.iter().find(|m| m.is_capture()).unwrap();
+        let mut played = counts;
+        played.play(&rules, &board, capture);
+        assert_eq!(played, DrawCounts::new());
     }
 }

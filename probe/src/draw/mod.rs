@@ -12,7 +12,9 @@ pub use counters::{
     BadSetting, DrawCounter, DrawPreset, DrawRules, Interpretation, Limit, LimitOutcome,
     MaterialCond, PositionCond, Strong, SETTINGS,
 };
-pub use counts::{counts_after, deciding_state, state_from_counts, CountsError};
+pub use counts::{
+    counts_after, deciding_state, state_from_counts, CountsError, DrawCounts, MAX_COUNTERS,
+};
 pub use state::{
     ConditionShape, DrawState, DrawWdl, MaterialShape, PlaneKind, UnsupportedDrawRules, MAX_STORED,
     NEVER,

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::draw::DrawPreset;
 use crate::draw::PlaneKind;
+use crate::draw::{DrawPreset, MAX_COUNTERS};
 use crate::error::{CorruptedTable, Corruption, ProbeError};
 use crate::format::TableFile;
 use crate::format::{TableKind, MAX_TABLE_PIECES};
@@ -27,8 +27,6 @@ pub const VERSION: u16 = 2;
 pub const HEADER_LEN: usize = 32;
 /// Bytes per section entry.
 pub const SECTION_LEN: usize = 16;
-/// The most counters a set of draw rules has whose results alone a file may hold.
-const MAX_COUNTERS: usize = 16;
 /// The most sections a file may list (fresh results, two families of at most 121 planes, fresh
 /// results under each counter alone).
 const MAX_SECTIONS: usize = 1 + 2 * 121 + MAX_COUNTERS;

@@ -2,7 +2,7 @@
 //! section, and with running counts from the plane their state selects.
 
 use super::{with_move_list, Tablebase};
-use crate::draw::{counts_after, deciding_state, DrawState, DrawWdl, MaterialShape};
+use crate::draw::{counts_after, deciding_state, DrawCounts, DrawState, DrawWdl, MaterialShape};
 use crate::error::{Corruption, ProbeError};
 use crate::index::Signature;
 use crate::rules::{has_capture, legal_moves, Board, Move, Position};
@@ -38,19 +38,22 @@ pub struct DrawMove {
 
 impl Tablebase {
     /// The result under the counted draw rules ([`Tablebase::draw_rules`]) with the running
-    /// `counts`: per counter id, plies since it started (`None`: not started, for a counter
-    /// that starts on a position condition). Counters not listed are at their start.
+    /// `counts` ([`DrawCounts`]: per counter, plies since it started, or not started for a
+    /// counter that starts on a position condition; counters not given are at their start).
+    /// Allocates nothing once warm.
     ///
     /// ```no_run
-    /// use dprobe::{Position, Tablebase, Variant, Wdl, DrawWdl};
+    /// use dprobe::{DrawCounts, DrawWdl, Position, Tablebase, Variant, Wdl};
     ///
     /// let mut tables = Tablebase::new(Variant::RUSSIAN);
     /// tables.add_directory("tables")?;
     /// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
-    /// let fresh = tables.probe_draw(&position, &[])?;
+    /// let fresh = tables.probe_draw(&position, &DrawCounts::new())?;
     /// println!("{} in the pure game, {} under the rules", fresh.pure, fresh.result);
     /// // Twenty plies into the fifteen-move rule.
-    /// let late = tables.probe_draw(&position, &[("r1-three-kings", Some(20))])?;
+    /// let mut counts = DrawCounts::new();
+    /// counts.set(tables.draw_rules(), "r1-three-kings", Some(20))?;
+    /// let late = tables.probe_draw(&position, &counts)?;
     /// if late.now == Wdl::Draw && fresh.result == DrawWdl::Win {
     ///     println!("too late to win");
     /// }
@@ -65,7 +68,7 @@ impl Tablebase {
     pub fn probe_draw(
         &self,
         position: &Position,
-        counts: &[(&str, Option<u16>)],
+        counts: &DrawCounts,
     ) -> Result<DrawProbe, ProbeError> {
         let board = position.board();
         self.check(&board)?;
@@ -90,7 +93,7 @@ impl Tablebase {
     pub fn draw_moves(
         &self,
         position: &Position,
-        counts: &[(&str, Option<u16>)],
+        counts: &DrawCounts,
     ) -> Result<Vec<DrawMove>, ProbeError> {
         let board = position.board();
         self.check(&board)?;
@@ -111,13 +114,13 @@ impl Tablebase {
                     // a count set aside by the pure result may matter again after a move that
                     // gives the win away, so the counts are followed, not the reduced state.
                     let child_pure = self.wdl(&child)?;
-                    let value_after = |counts: &[(&str, Option<u16>)]| {
+                    let value_after = |counts: &DrawCounts| {
                         let after = counts_after(&self.draw_rules, &board, counts, mv);
                         let state = deciding_state(&self.draw_rules, &child, child_pure, &after)?;
                         Ok::<_, ProbeError>(-self.draw_value(&child, &state)?)
                     };
                     let pure = -child_pure;
-                    let fresh_now = value_after(&[])?;
+                    let fresh_now = value_after(&DrawCounts::new())?;
                     let result = match (pure, fresh_now) {
                         (Wdl::Win, Wdl::Win) => DrawWdl::Win,
                         (Wdl::Win, _) => DrawWdl::CursedWin,

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use dprobe::draw::DrawPreset;
-use dprobe::{Color, DrawRules, Position, ProbeError, Tablebase, Variant};
+use dprobe::draw::{CountsError, DrawPreset};
+use dprobe::index::Signature;
+use dprobe::{Color, DrawCounts, DrawRules, Position, ProbeError, Tablebase, Variant};
 
 use crate::error::CliError;
 
@@ -71,25 +72,33 @@ pub fn probe(
     } else {
         Vec::new()
     };
-    let counts: Vec<(&str, Option<u16>)> = request
+    let given: Vec<(&str, Option<u16>)> = request
         .counts
         .0
         .iter()
         .map(|(id, n)| (id.as_str(), *n))
         .collect();
+    let probed = |counts: &DrawCounts| {
+        let found = tables.probe_draw(&position, counts)?;
+        Ok::<_, ProbeError>((found, tables.draw_moves(&position, counts)?))
+    };
     // Values under the counted rules: absent if there are none, or their tables are not built
     // (then only the pure value is shown, with the reason), an error for bad counts.
     let draw_results = if request.rules.preset == DrawPreset::None {
         None
     } else {
-        match tables
-            .probe_draw(&position, &counts)
-            .and_then(|p| Ok((p, tables.draw_moves(&position, &counts)?)))
-        {
+        let results = match DrawCounts::from_ids(tables.draw_rules(), &given) {
+            Ok(counts) => probed(&counts),
+            // A counter the rules lack: reported, after what the probe checks first, as one the
+            // material lacks, with the material's counters.
+            Err(e) => probed(&DrawCounts::new())
+                .and_then(|_| Err(in_material(e, tables.draw_rules(), &position).into())),
+        };
+        match results {
             Ok(found) => Some(Ok(found)),
             Err(
                 e @ (ProbeError::MissingDrawTable { .. } | ProbeError::UnsupportedDrawRules(_)),
-            ) if counts.is_empty() => Some(Err(e)),
+            ) if given.is_empty() => Some(Err(e)),
             // With counts given, the rules' answer is what was asked: without it, nothing is.
             Err(e) => return Err(e.into()),
         }
@@ -195,4 +204,25 @@ pub fn probe(
         }
     }
     Ok(())
+}
+
+/// A counter the rules lack, named as one that `position`'s material lacks, with the counters
+/// that apply to it.
+fn in_material(error: CountsError, rules: &DrawRules, position: &Position) -> CountsError {
+    match error {
+        CountsError::UnknownCounter {
+            id,
+            signature: None,
+            ..
+        } => {
+            let signature = Signature::of(&position.board());
+            let known: Vec<&str> = rules.active(&signature).map(|(c, _)| c.id).collect();
+            CountsError::UnknownCounter {
+                id,
+                signature: Some(signature),
+                known: known.join(", "),
+            }
+        }
+        other => other,
+    }
 }
