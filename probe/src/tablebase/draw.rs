@@ -5,7 +5,7 @@ use super::{with_move_list, Tablebase};
 use crate::draw::{counts_after, deciding_state, DrawCounts, DrawState, DrawWdl, MaterialShape};
 use crate::error::{Corruption, ProbeError};
 use crate::index::Signature;
-use crate::rules::{has_capture, legal_moves, Board, Move, Position};
+use crate::rules::{count_quiet_moves, has_capture, legal_moves, Board, Move, Position};
 use crate::value::Wdl;
 
 /// The result of a rule-aware probe ([`Tablebase::probe_draw`]), for the side to move.
@@ -79,7 +79,7 @@ impl Tablebase {
             // A rule result carries the pure game's (`rule_verify` checks they agree).
             pure: result.pure(),
             result,
-            now: self.draw_value(&board, &state)?,
+            now: self.draw_value(&board, &state, result)?,
             state,
         })
     }
@@ -113,11 +113,12 @@ impl Tablebase {
                     // The child's counts, then its state under the counters that decide it:
                     // a count set aside by the pure result may matter again after a move that
                     // gives the win away, so the counts are followed, not the reduced state.
-                    let child_pure = self.wdl(&child)?;
+                    let child_fresh = self.draw_fresh(&child)?;
+                    let child_pure = child_fresh.pure();
                     let value_after = |counts: &DrawCounts| {
                         let after = counts_after(&self.draw_rules, &board, counts, mv);
                         let state = deciding_state(&self.draw_rules, &child, child_pure, &after)?;
-                        Ok::<_, ProbeError>(-self.draw_value(&child, &state)?)
+                        Ok::<_, ProbeError>(-self.draw_value(&child, &state, child_fresh)?)
                     };
                     let pure = -child_pure;
                     let fresh_now = value_after(&DrawCounts::new())?;
@@ -175,32 +176,26 @@ impl Tablebase {
             })
     }
 
-    /// The result under the rules in `state`.
-    pub(super) fn draw_value(&self, board: &Board, state: &DrawState) -> Result<Wdl, ProbeError> {
+    /// The result under the rules in `state`; `fresh` is the position's result with every count
+    /// at its start ([`Tablebase::draw_fresh`]), which decides captures (they leave the
+    /// material, so the counts do not matter) and draws.
+    pub(super) fn draw_value(
+        &self,
+        board: &Board,
+        state: &DrawState,
+        fresh: DrawWdl,
+    ) -> Result<Wdl, ProbeError> {
         if board.own() == 0 {
             return Ok(Wdl::Loss);
         }
-        // One move list tells both: no move, or a capture (compulsory, so the first move is one
-        // if any is).
-        let (no_move, capture) = with_move_list(|moves| {
-            legal_moves(board, &self.variant.moves, moves);
-            (
-                moves.is_empty(),
-                moves.first().is_some_and(Move::is_capture),
-            )
-        });
-        if no_move {
+        let capture = has_capture(board, &self.variant.moves);
+        if !capture && count_quiet_moves(board) == 0 {
             return Ok(Wdl::Loss);
         }
         if state.at_limit() {
             return Ok(Wdl::Draw);
         }
-        if capture {
-            // Captures leave the material: the counts do not matter.
-            return Ok(self.draw_fresh(board)?.wdl());
-        }
-        let fresh = self.stored_fresh(board)?;
-        if fresh.pure() == Wdl::Draw {
+        if capture || fresh.pure() == Wdl::Draw {
             return Ok(fresh.wdl());
         }
         let (file, id) = self.draw_file(Signature::of(board))?;
