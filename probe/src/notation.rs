@@ -29,6 +29,36 @@ impl Numbering {
         };
         n as u32 + 1
     }
+
+    /// The internal squares of a set written in this numbering, as engines of the variant keep
+    /// their bitboards: bit `n − 1` of `numbered` is square `n` (RULES.md §4).
+    ///
+    /// ```
+    /// use dprobe::rules::Numbering;
+    /// // Russian square 29 is a1, Portuguese square 1 is a1: internal square 0 for both.
+    /// assert_eq!(Numbering::FromBlackLeft.squares_of(1 << 28), 1);
+    /// assert_eq!(Numbering::FromWhiteRight.squares_of(1), 1);
+    /// ```
+    #[inline(always)]
+    pub const fn squares_of(self, numbered: u32) -> Bitboard {
+        match self {
+            // Numbers count rows from Black's side, internal squares from White's, each row left
+            // to right: the same rows of 4 bits, in reverse order.
+            Numbering::FromBlackLeft => {
+                let bytes = numbered.swap_bytes();
+                (bytes >> 4) & 0x0F0F_0F0F | (bytes & 0x0F0F_0F0F) << 4
+            }
+            Numbering::FromWhiteRight => numbered,
+        }
+    }
+
+    /// The set in this numbering (bit `n − 1` for square `n`) of a set of internal squares; the
+    /// inverse of [`Numbering::squares_of`].
+    #[inline(always)]
+    pub const fn numbered(self, squares: Bitboard) -> u32 {
+        // Reversing the rows is its own inverse.
+        self.squares_of(squares)
+    }
 }
 
 /// The algebraic name of a square (`a1` … `h8`).
@@ -482,6 +512,19 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbered_sets_map_square_by_square() {
+        for numbering in [Numbering::FromBlackLeft, Numbering::FromWhiteRight] {
+            for number in 1..=32 {
+                let square = numbering.square(number).unwrap();
+                assert_eq!(numbering.squares_of(1 << (number - 1)), 1 << square);
+                assert_eq!(numbering.numbered(1 << square), 1 << (number - 1));
+            }
+            let set = 0x8123_4F06;
+            assert_eq!(numbering.numbered(numbering.squares_of(set)), set);
+        }
+    }
 
     #[test]
     fn numbering_matches_rules_tables() {
