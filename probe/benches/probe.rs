@@ -1,5 +1,6 @@
-//! Probe speed: warm (block cached) and cold (file just opened) latency, and probes per second
-//! with 1 and 2 threads, over positions drawn evenly from the largest tables present.
+//! Probe speed: warm (block cached) and cold (file just opened) latency, cache-only probes (a hit
+//! and a miss), and probes per second with 1 and 2 threads (each its share of many positions, or
+//! all the same positions), over positions drawn evenly from the largest tables present.
 //!
 //! By default it builds the Russian tables (and their rule tables) up to 4 pieces in a temporary
 //! folder; set `DTB_BENCH_DIR` to a folder built by `dtb generate` (for instance up to 5 pieces)
@@ -12,7 +13,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use dprobe::{
     index::{Signature, TableIndex},
     rules::has_capture,
-    Color, Position, Tablebase, Variant,
+    Color, DrawCounts, Position, ProbeError, Tablebase, Variant,
 };
 use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::pure::build::generate;
@@ -107,20 +108,25 @@ fn probe(c: &mut Criterion) {
     });
 
     // Under the counted rules, every count at its start and with a running count.
+    let fresh = DrawCounts::new();
     for p in few {
-        tables.probe_draw(p, &[]).unwrap();
+        tables.probe_draw(p, &fresh).unwrap();
     }
     group.bench_function("rules_warm_fresh_counts", |b| {
         b.iter(|| {
             few.iter()
-                .map(|p| tables.probe_draw(p, &[]).unwrap().now as u32)
+                .map(|p| tables.probe_draw(p, &fresh).unwrap().now as u32)
                 .sum::<u32>()
         })
     });
-    let running = [
-        ("r2-kings-only", Some(6)),
-        ("r3-kings-4-5-pieces", Some(10)),
-    ];
+    let running = DrawCounts::from_ids(
+        tables.draw_rules(),
+        &[
+            ("r2-kings-only", Some(6)),
+            ("r3-kings-4-5-pieces", Some(10)),
+        ],
+    )
+    .unwrap();
     let few_running: Vec<Position> = quiet
         .iter()
         .filter(|p| tables.probe_draw(p, &running).is_ok())
@@ -134,6 +140,37 @@ fn probe(c: &mut Criterion) {
                 .iter()
                 .map(|p| tables.probe_draw(p, &running).unwrap().now as u32)
                 .sum::<u32>()
+        })
+    });
+
+    // Cache-only probes: a hit (the warm positions above), and a miss in a table whose file is
+    // open but whose block is not in the cache (a cache of 8 pages, then positions it lacks).
+    group.throughput(Throughput::Elements(few.len() as u64));
+    group.bench_function("wdl_cached_hit", |b| {
+        b.iter(|| {
+            few.iter()
+                .map(|p| tables.probe_wdl_cached(p).unwrap() as u32)
+                .sum::<u32>()
+        })
+    });
+    let mut small = tablebase(&dir);
+    small.set_cache_size(0);
+    for p in &quiet {
+        small.probe_wdl(p).unwrap();
+    }
+    let absent: Vec<Position> = quiet
+        .iter()
+        .filter(|p| matches!(small.probe_wdl_cached(p), Err(ProbeError::NotInCache)))
+        .take(16)
+        .copied()
+        .collect();
+    assert_eq!(absent.len(), 16);
+    group.bench_function("wdl_cached_miss", |b| {
+        b.iter(|| {
+            absent
+                .iter()
+                .filter(|p| small.probe_wdl_cached(p).is_err())
+                .count()
         })
     });
 
@@ -153,8 +190,12 @@ fn probe(c: &mut Criterion) {
         )
     });
 
-    // Probes per second over many positions, shared cache, 1 and 2 threads.
+    // Probes per second, 1 and 2 threads: each thread probing its share of many positions, and
+    // every thread probing the same positions (the same blocks, read at once).
     let mixed: Vec<Position> = quiet.iter().chain(&capturing).copied().collect();
+    for p in &mixed {
+        tables.probe_wdl(p).unwrap();
+    }
     for threads in [1usize, 2] {
         group.throughput(Throughput::Elements(mixed.len() as u64));
         group.bench_function(format!("wdl_many_{threads}_threads"), |b| {
@@ -167,6 +208,28 @@ fn probe(c: &mut Criterion) {
                             for _ in 0..iterations {
                                 for p in mixed.iter().skip(t).step_by(threads) {
                                     tables.probe_wdl(p).unwrap();
+                                }
+                            }
+                        });
+                    }
+                });
+                started.elapsed()
+            })
+        });
+    }
+    let same = &quiet[..256];
+    for threads in [1usize, 2] {
+        group.throughput(Throughput::Elements((same.len() * threads) as u64));
+        group.bench_function(format!("wdl_same_{threads}_threads"), |b| {
+            b.iter_custom(|iterations| {
+                let started = Instant::now();
+                std::thread::scope(|scope| {
+                    for _ in 0..threads {
+                        let tables = &tables;
+                        scope.spawn(move || {
+                            for _ in 0..iterations {
+                                for p in same {
+                                    std::hint::black_box(tables.probe_wdl(p).unwrap());
                                 }
                             }
                         });

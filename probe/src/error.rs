@@ -65,6 +65,14 @@ pub enum ProbeError {
         /// The fingerprint of the rules probed with.
         expected: u64,
     },
+    /// A cache-only probe ([`crate::Tablebase::probe_wdl_cached`]) needs a block that is not
+    /// in memory (or a file not opened yet): probe with [`crate::Tablebase::probe_wdl`], or
+    /// load the tables first with [`crate::Tablebase::preload`].
+    #[error(
+        "not in the cache: the position needs a block that is not in memory (a cache-only probe \
+         reads no file); probe it with probe_wdl or load the tables with preload"
+    )]
+    NotInCache,
     /// Running counts that do not fit the position.
     #[error(transparent)]
     Counts(#[from] crate::draw::CountsError),

@@ -17,12 +17,13 @@ use crate::format::{
 };
 use crate::index::Signature;
 use crate::rules::{Board, Move, Variant};
+use crate::value::Wdl;
 
 mod cache;
 mod draw;
 mod pure;
 
-use cache::BlockCache;
+use cache::{with_scratch, BlockCache, PAGE_BYTES};
 pub use draw::{DrawMove, DrawProbe};
 
 /// Each count of a signature is at most 12: slots by the four counts, then the kind.
@@ -31,8 +32,6 @@ const SLOTS: usize = Signature::SLOTS * 2;
 const NO_FILE: u32 = u32::MAX;
 /// The default cache budget.
 const DEFAULT_CACHE_BYTES: usize = 64 << 20;
-/// The block size the cache is laid out for (the writer's default, 8 KiB decompressed).
-const TYPICAL_BLOCK_BYTES: usize = 8 << 10;
 
 fn slot(signature: Signature, kind: TableKind) -> usize {
     (signature.slot() << 1) | kind as usize
@@ -119,7 +118,7 @@ impl Tablebase {
             entries: Vec::new(),
             slots: vec![NO_FILE; SLOTS],
             max_pieces: 0,
-            cache: BlockCache::new(DEFAULT_CACHE_BYTES, TYPICAL_BLOCK_BYTES),
+            cache: BlockCache::new(DEFAULT_CACHE_BYTES),
         }
     }
 
@@ -129,8 +128,17 @@ impl Tablebase {
     }
 
     /// Sets the budget of the block cache in bytes (default 64 MiB), emptying it.
+    ///
+    /// The whole budget is one cache shared by every thread: pages of 8 KiB of decompressed
+    /// blocks (a block of the default layout is one page: 32 768 positions of a `.wdl` file,
+    /// 8 192 of a `.dtw` file; a larger block takes several pages), at least 8 pages (64 KiB),
+    /// plus less than 1% for their bookkeeping. A page's memory is taken when it is first
+    /// filled, so a cache that is not full holds less. There are no per-thread caches: outside
+    /// the budget, each probing thread keeps only a buffer of one block (where a block is
+    /// decompressed before it enters the cache), a zstd decompression context and a few move
+    /// lists. The mapped table files are not counted either: the system pages them in and out.
     pub fn set_cache_size(&mut self, bytes: usize) {
-        self.cache = BlockCache::new(bytes, TYPICAL_BLOCK_BYTES);
+        self.cache = BlockCache::new(bytes);
     }
 
     /// The most pieces of any table added (0 before any).
@@ -299,15 +307,10 @@ impl Tablebase {
         section: u32,
         index: u64,
     ) -> Result<u16, ProbeError> {
-        let (block, offset) = table.locate(index);
-        // Sections of one file share its id; blocks are numbered per section.
-        let cache_id = DRAW_CACHE_BASE | file_id << 8 | section.min(255);
-        let symbol = self.cache.with_block(
-            BlockCache::key(cache_id, block),
-            |out| table.read_block(block, out),
-            |bytes| table.symbol(bytes, offset),
-        )?;
-        symbol.ok_or_else(|| ProbeError::Corrupted(table.corrupt(Corruption::BlockData(block))))
+        // Each section has its own id: rule tables are fewer than 2¹⁵ (one per signature) and
+        // list fewer than 2¹⁶ sections. Blocks are numbered per section.
+        let cache_id = DRAW_CACHE_BASE | (file_id << 16) | (section & 0xFFFF);
+        self.symbol_at::<false>(table, cache_id, index)
     }
 
     /// Checks a position given by the caller.
@@ -345,41 +348,293 @@ impl Tablebase {
         Ok((entry, id))
     }
 
-    /// The stored symbol of a position without a capture, and its index.
+    /// The stored symbol of a position without a capture, and its index. With `CACHED`, only
+    /// from blocks in the cache ([`ProbeError::NotInCache`] otherwise).
     #[inline]
-    fn lookup(&self, board: &Board, kind: TableKind) -> Result<(u16, u64), ProbeError> {
-        let (file, id) = self.file(Signature::of(board), kind)?;
+    fn lookup<const CACHED: bool>(
+        &self,
+        board: &Board,
+        kind: TableKind,
+    ) -> Result<(u16, u64), ProbeError> {
+        let (file, id) = self.file_in::<CACHED>(Signature::of(board), kind)?;
         let index = file.index().index(board);
-        Ok((self.symbol_at(file, id, index)?, index))
+        Ok((self.symbol_at::<CACHED>(file, id, index)?, index))
     }
 
     /// The opened file of a table, and its id in the block cache.
     #[inline]
     fn file(&self, signature: Signature, kind: TableKind) -> Result<(&TableFile, u32), ProbeError> {
+        self.file_in::<false>(signature, kind)
+    }
+
+    /// The file of a table and its id in the block cache, opened now if needed unless `CACHED`
+    /// ([`ProbeError::NotInCache`] for a file not opened yet).
+    #[inline]
+    fn file_in<const CACHED: bool>(
+        &self,
+        signature: Signature,
+        kind: TableKind,
+    ) -> Result<(&TableFile, u32), ProbeError> {
         let (entry, id) = self.entry(signature, kind)?;
-        let file = entry
-            .file
-            .get_or_init(|| {
+        let opened = if CACHED {
+            entry.file.get().ok_or(ProbeError::NotInCache)?
+        } else {
+            entry.file.get_or_init(|| {
                 let file = TableFile::open(&entry.path)?;
                 file.expect(entry.kind, self.variant.moves.id, entry.signature)?;
                 Ok(file)
             })
-            .as_ref()
-            .map_err(Clone::clone)?;
-        Ok((file, id))
+        };
+        Ok((opened.as_ref().map_err(Clone::clone)?, id))
     }
 
-    /// The symbol stored at `index` of `file`.
+    /// The symbol stored at `index` of `file` (cache id `id`): from the cache, else (unless
+    /// `CACHED`, then [`ProbeError::NotInCache`]) from its block, read and decompressed now and
+    /// kept in the cache.
     #[inline]
-    fn symbol_at(&self, file: &TableFile, id: u32, index: u64) -> Result<u16, ProbeError> {
-        let (block, offset) = file.locate(index);
-        let symbol = self.cache.with_block(
-            BlockCache::key(id, block),
-            |out| file.read_block(block, out),
-            |bytes| file.symbol(bytes, offset),
-        )?;
+    fn symbol_at<const CACHED: bool>(
+        &self,
+        file: &TableFile,
+        id: u32,
+        index: u64,
+    ) -> Result<u16, ProbeError> {
+        if let Some(symbol) = self.cached_symbol(file, id, index) {
+            return Ok(symbol);
+        }
+        let (block, offset) = locate(file, index);
+        if CACHED {
+            let spot = Spot::of(file, offset);
+            let cached = page_key(file, id, block, spot.byte / PAGE_BYTES)
+                .and_then(|key| self.cache.get(key, spot.byte % PAGE_BYTES / 8));
+            return Err(match cached {
+                // Cached, but too short for the position (it was so when it was read).
+                Some(_) => file.corrupt(Corruption::BlockData(block)).into(),
+                None => ProbeError::NotInCache,
+            });
+        }
+        let symbol = self.load_block(file, id, block, |bytes| file.symbol(bytes, offset))?;
         Ok(symbol.ok_or_else(|| file.corrupt(Corruption::BlockData(block)))?)
     }
+
+    /// The symbol stored at `index` of `file` (cache id `id`) if its page is in the cache (and
+    /// holds the position): the warm path, a handful of loads and no lock.
+    #[inline]
+    fn cached_symbol(&self, file: &TableFile, id: u32, index: u64) -> Option<u16> {
+        let (block, offset) = locate(file, index);
+        let spot = Spot::of(file, offset);
+        let key = page_key(file, id, block, spot.byte / PAGE_BYTES)?;
+        let (word, len) = self.cache.get(key, spot.byte % PAGE_BYTES / 8)?;
+        (spot.byte % PAGE_BYTES + spot.width <= len as usize).then(|| spot.decode(word))
+    }
+
+    /// The `.wdl` value of `board`, a position without a capture, if its file is open and its
+    /// page is in the cache: the warm path of [`Tablebase::probe_wdl`] and
+    /// [`Tablebase::probe_wdl_cached`], with no error to carry. `Err(true)`: the file is not
+    /// open or the page not cached; `Err(false)`: something else (the caller's slower path
+    /// tells what).
+    #[inline]
+    fn cached_wdl(&self, board: &Board) -> Result<Wdl, bool> {
+        let id = self.slots[slot(Signature::of(board), TableKind::Wdl)];
+        let file = match self.entries.get(id as usize).ok_or(false)?.file.get() {
+            Some(Ok(file)) => file,
+            Some(Err(_)) => return Err(false),
+            None => return Err(true),
+        };
+        let index = file.index().index(board);
+        let (block, offset) = locate(file, index);
+        let spot = Spot::of(file, offset);
+        let key = page_key(file, id, block, spot.byte / PAGE_BYTES).ok_or(true)?;
+        let (word, len) = self
+            .cache
+            .get(key, spot.byte % PAGE_BYTES / 8)
+            .ok_or(true)?;
+        if spot.byte % PAGE_BYTES + spot.width > len as usize {
+            return Err(false);
+        }
+        TableKind::Wdl.wdl_of(spot.decode(word)).ok_or(false)
+    }
+
+    /// Reads and decompresses block `block` of `file` (cache id `id`), stores its pages in the
+    /// cache and gives its bytes to `read`.
+    fn load_block<R>(
+        &self,
+        file: &TableFile,
+        id: u32,
+        block: u32,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, ProbeError> {
+        with_scratch(|bytes| {
+            file.read_block(block, bytes)?;
+            for (page, chunk) in bytes.chunks(PAGE_BYTES).enumerate() {
+                if let Some(key) = page_key(file, id, block, page) {
+                    self.cache.insert(key, chunk);
+                }
+            }
+            Ok(read(bytes))
+        })
+    }
+
+    /// Whether every page of block `block` of `file` (cache id `id`) is in the cache.
+    fn block_cached(&self, file: &TableFile, id: u32, block: u32) -> bool {
+        let pages = block_bytes(file, block).div_ceil(PAGE_BYTES).max(1);
+        (0..pages)
+            .all(|page| page_key(file, id, block, page).is_some_and(|key| self.cache.contains(key)))
+    }
+
+    /// Decompresses every block of every `.wdl` table of at most `max_pieces` pieces into the
+    /// block cache, the smaller tables first, so that [`Tablebase::probe_wdl_cached`] answers
+    /// every position of those tables (and [`Tablebase::probe_wdl`] never reads their files
+    /// again). Returns the number of their blocks in the cache when it is done.
+    ///
+    /// It opens the files and reads them whole: call it once, at start-up, before the search.
+    /// The cache must be large enough ([`Tablebase::set_cache_size`], default 64 MiB): the
+    /// tables take 8 KiB per block of 32 768 positions (about `positions / 4` bytes, smaller
+    /// tables one page each), and the cache should hold a quarter more than that (it places
+    /// pages by a hash: it keeps every page up to about 80% full, then replaces a few). With less, it loads
+    /// as much as fits, and the count it returns tells how much that is. `.dtw` files and rule
+    /// tables are not loaded: [`Tablebase::probe_wdl_cached`] reads only `.wdl` files.
+    ///
+    /// ```no_run
+    /// use dprobe::{Tablebase, Variant};
+    ///
+    /// let mut tables = Tablebase::new(Variant::RUSSIAN);
+    /// tables.add_directory("tables")?;
+    /// tables.set_cache_size(256 << 20);
+    /// let blocks = tables.preload(5)?;
+    /// println!("{blocks} blocks in memory");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::Io`] or [`ProbeError::Corrupted`] if a file cannot be read or is damaged
+    /// (it stops at the first).
+    pub fn preload(&self, max_pieces: u32) -> Result<usize, ProbeError> {
+        let mut tables: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.kind == TableKind::Wdl && e.signature.pieces() <= max_pieces)
+            .collect();
+        tables.sort_by_key(|e| e.signature.pieces());
+        let capacity = self.cache.capacity();
+        let mut pages = 0;
+        let mut opened = Vec::new();
+        'tables: for entry in tables {
+            let (file, id) = self.file(entry.signature, entry.kind)?;
+            opened.push((file, id));
+            for block in 0..file.header().blocks {
+                pages += block_bytes(file, block).div_ceil(PAGE_BYTES).max(1);
+                if pages > capacity {
+                    break 'tables;
+                }
+                if !self.block_cached(file, id, block) {
+                    self.load_block(file, id, block, |_| ())?;
+                }
+            }
+        }
+        Ok(opened
+            .into_iter()
+            .map(|(file, id)| {
+                (0..file.header().blocks)
+                    .filter(|&block| self.block_cached(file, id, block))
+                    .count()
+            })
+            .sum())
+    }
+}
+
+/// Where the symbol of a position lies in its decompressed block (as [`TableFile::symbol`]
+/// reads it).
+#[derive(Clone, Copy)]
+struct Spot {
+    /// Its first byte in the block.
+    byte: usize,
+    /// Its bytes.
+    width: usize,
+    /// Its first bit in the byte.
+    shift: u32,
+    /// Its bits.
+    mask: u16,
+}
+
+impl Spot {
+    #[inline]
+    fn of(file: &TableFile, offset: usize) -> Spot {
+        let header = file.header();
+        match header.kind {
+            TableKind::Wdl => Spot {
+                byte: offset / 4,
+                width: 1,
+                shift: 2 * (offset % 4) as u32,
+                mask: 3,
+            },
+            TableKind::Dtw if header.dtw_width == 1 => Spot {
+                byte: offset,
+                width: 1,
+                shift: 0,
+                mask: 0xFF,
+            },
+            TableKind::Dtw => Spot {
+                byte: offset * 2,
+                width: 2,
+                shift: 0,
+                mask: 0xFFFF,
+            },
+        }
+    }
+
+    /// The symbol, from the little-endian word of the page that holds its byte (a two-byte
+    /// symbol starts at an even byte, so it never straddles two words).
+    #[inline]
+    fn decode(self, word: u64) -> u16 {
+        (word >> (8 * (self.byte % 8) as u32 + self.shift)) as u16 & self.mask
+    }
+}
+
+/// The block holding position `index`, and the position's place in it ([`TableFile::locate`],
+/// with a shift instead of a division for the usual power-of-two block sizes).
+#[inline]
+fn locate(file: &TableFile, index: u64) -> (u32, usize) {
+    let per_block = file.header().positions_per_block;
+    if per_block.is_power_of_two() {
+        let shift = per_block.trailing_zeros();
+        (
+            (index >> shift) as u32,
+            (index & u64::from(per_block - 1)) as usize,
+        )
+    } else {
+        file.locate(index)
+    }
+}
+
+/// Decompressed bytes of block `block` of `file`.
+fn block_bytes(file: &TableFile, block: u32) -> usize {
+    let header = file.header();
+    let per_block = u64::from(header.positions_per_block);
+    let positions = header
+        .positions
+        .saturating_sub(u64::from(block) * per_block)
+        .min(per_block) as usize;
+    match header.kind {
+        TableKind::Wdl => positions.div_ceil(4),
+        TableKind::Dtw => positions * usize::from(header.dtw_width),
+    }
+}
+
+/// The cache key of page `page` of block `block` of the file with cache id `id`: the id, and
+/// the page's place among the file's pages. `None` for a page beyond 2³² − 1 in its file (a
+/// table of more than 32 TiB decompressed, larger than any 8×8 table): such pages are read
+/// without the cache.
+#[inline]
+fn page_key(file: &TableFile, id: u32, block: u32, page: usize) -> Option<u64> {
+    let header = file.header();
+    let block_bytes = match header.kind {
+        TableKind::Wdl => u64::from(header.positions_per_block).div_ceil(4),
+        TableKind::Dtw => u64::from(header.positions_per_block) * u64::from(header.dtw_width),
+    };
+    let pages_per_block = block_bytes.div_ceil(PAGE_BYTES as u64);
+    let place = u64::from(block) * pages_per_block + page as u64;
+    (place < u64::from(u32::MAX)).then_some(u64::from(id) << 32 | place)
 }
 
 #[cfg(test)]

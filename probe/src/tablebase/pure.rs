@@ -23,6 +23,44 @@ impl Tablebase {
         self.wdl(&board)
     }
 
+    /// Win, draw or loss for the side to move, from the blocks already in memory only: the
+    /// probe an engine calls deep in its search, where waiting for a disk read or a
+    /// decompression costs more than the answer is worth. It opens no file, reads no byte of a
+    /// file and decompresses nothing: if a block it needs (of this table, or of a smaller table
+    /// a capture leads to) is not in the block cache, or its file has not been opened yet, it
+    /// returns [`ProbeError::NotInCache`] at once. It takes no lock and allocates nothing.
+    ///
+    /// Blocks enter the cache through [`Tablebase::probe_wdl`] (and the other probes) or all
+    /// at once through [`Tablebase::preload`]. An engine typically calls this inside its
+    /// search, and [`Tablebase::probe_wdl`] at the root or at shallow depths, where it can
+    /// afford a cold read.
+    ///
+    /// ```no_run
+    /// use dprobe::{Position, ProbeError, Tablebase, Variant, Wdl};
+    ///
+    /// let mut tables = Tablebase::new(Variant::RUSSIAN);
+    /// tables.add_directory("tables")?;
+    /// tables.preload(4)?;
+    /// let position = Position::from_fen("W:WK1,K2,K3:BK32", &Variant::RUSSIAN)?;
+    /// match tables.probe_wdl_cached(&position) {
+    ///     Ok(wdl) => println!("{wdl}"),
+    ///     Err(ProbeError::NotInCache) => { /* search on */ }
+    ///     Err(e) => return Err(e.into()),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ProbeError::NotInCache`] as above; otherwise as [`Tablebase::probe_wdl`] (a table
+    /// whose file failed to open gives that error again; a file not read cannot be found
+    /// corrupted).
+    pub fn probe_wdl_cached(&self, position: &Position) -> Result<Wdl, ProbeError> {
+        let board = position.board();
+        self.check(&board)?;
+        self.wdl_in::<true>(&board)
+    }
+
     /// The exact value for the side to move: win or loss with the distance in plies to the end
     /// of the game under best play, or draw. It reads the `.wdl` file first: a `.dtw` file
     /// stores no draws (FORMAT.md), so it needs both.
@@ -88,6 +126,11 @@ impl Tablebase {
         Ok(line)
     }
     pub(super) fn wdl(&self, board: &Board) -> Result<Wdl, ProbeError> {
+        self.wdl_in::<false>(board)
+    }
+
+    /// [`Tablebase::wdl`], with `CACHED` from cached blocks only.
+    fn wdl_in<const CACHED: bool>(&self, board: &Board) -> Result<Wdl, ProbeError> {
         if board.own() == 0 {
             return Ok(Wdl::Loss);
         }
@@ -97,7 +140,7 @@ impl Tablebase {
                 legal_moves(board, rules, moves);
                 let mut best = Wdl::Loss;
                 for mv in moves.iter() {
-                    let result = match self.wdl(&board.play(mv))? {
+                    let result = match self.wdl_in::<CACHED>(&board.play(mv))? {
                         Wdl::Loss => return Ok(Wdl::Win),
                         Wdl::Draw => Wdl::Draw,
                         Wdl::Win => Wdl::Loss,
@@ -107,12 +150,23 @@ impl Tablebase {
                 Ok(best)
             });
         }
-        Ok(self.stored_wdl(board)?.0)
+        match self.cached_wdl(board) {
+            Ok(wdl) => Ok(wdl),
+            Err(true) if CACHED => Err(ProbeError::NotInCache),
+            // Not cached (read it now), or an error to tell.
+            Err(_) => Ok(self.stored_wdl_in::<CACHED>(board)?.0),
+        }
     }
 
     /// The `.wdl` entry of a position without a capture, and its index.
     pub(super) fn stored_wdl(&self, board: &Board) -> Result<(Wdl, u64), ProbeError> {
-        let (symbol, index) = self.lookup(board, TableKind::Wdl)?;
+        self.stored_wdl_in::<false>(board)
+    }
+
+    /// [`Tablebase::stored_wdl`], with `CACHED` from cached blocks only.
+    #[inline]
+    fn stored_wdl_in<const CACHED: bool>(&self, board: &Board) -> Result<(Wdl, u64), ProbeError> {
+        let (symbol, index) = self.lookup::<CACHED>(board, TableKind::Wdl)?;
         let wdl = TableKind::Wdl
             .wdl_of(symbol)
             .ok_or_else(|| self.invalid_value(board, index, TableKind::Wdl))?;
@@ -145,7 +199,7 @@ impl Tablebase {
         }
         // Both files of a table share its index: the position's is computed once.
         let (file, id) = self.file(Signature::of(board), TableKind::Dtw)?;
-        match dtw_value(self.symbol_at(file, id, index)?) {
+        match dtw_value(self.symbol_at::<false>(file, id, index)?) {
             value if value.wdl() == wdl => Ok(value),
             _ => Err(self.invalid_value(board, index, TableKind::Dtw)),
         }

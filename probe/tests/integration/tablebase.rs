@@ -17,7 +17,7 @@ use draughts_generator::pure::verify::check_published;
 use draughts_generator::pure::write::{encode, symbols, write_atomically, Fill, Layout};
 
 /// Tables up to 4 pieces for one variant, built once per test run.
-fn built(variant: &Variant) -> &'static Path {
+pub(crate) fn built(variant: &Variant) -> &'static Path {
     static DIRS: [OnceLock<tempfile::TempDir>; 3] =
         [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let slot = match variant.moves.id {
@@ -34,13 +34,13 @@ fn built(variant: &Variant) -> &'static Path {
         .path()
 }
 
-fn tablebase(variant: &Variant, dir: &Path) -> Tablebase {
+pub(crate) fn tablebase(variant: &Variant, dir: &Path) -> Tablebase {
     let mut tables = Tablebase::new(*variant);
     assert!(tables.add_directory(dir).unwrap() > 0);
     tables
 }
 
-fn signatures_up_to(pieces: u32) -> Vec<Signature> {
+pub(crate) fn signatures_up_to(pieces: u32) -> Vec<Signature> {
     (2..=pieces).flat_map(Signature::with_pieces).collect()
 }
 
