@@ -52,7 +52,10 @@ impl Tablebase {
     /// println!("{} in the pure game, {} under the rules", fresh.pure, fresh.result);
     /// // Twenty plies into the fifteen-move rule.
     /// let mut counts = DrawCounts::new();
-    /// counts.set(tables.draw_rules(), "r1-three-kings", Some(20))?;
+    /// for id in ["r1-three-kings", "r2-kings-only", "r3-kings-4-5-pieces"] {
+    ///     // These count from the material's start: their counts are equal.
+    ///     counts.set(tables.draw_rules(), id, Some(20))?;
+    /// }
     /// let late = tables.probe_draw(&position, &counts)?;
     /// if late.now == Wdl::Draw && fresh.result == DrawWdl::Win {
     ///     println!("too late to win");

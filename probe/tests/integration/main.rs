@@ -2,6 +2,7 @@
 //! rules and notation against hand-made positions and reference perft counts, property tests of
 //! the move generator, and the probe against tables the generator builds.
 
+mod allocations;
 mod cache;
 mod notation;
 mod perft;
