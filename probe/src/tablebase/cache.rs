@@ -88,7 +88,7 @@ impl Set {
     }
 
     /// Word `word` of the page `key` and the page's length in bytes, if this set holds it.
-    #[inline]
+    #[inline(always)]
     fn read(&self, key: u64, word: usize) -> Option<(u64, u32)> {
         let way = self
             .keys
@@ -156,17 +156,13 @@ impl Set {
     /// lock: one writer per slot at a time).
     fn write(&self, way: usize, key: u64, bytes: &[u8]) {
         debug_assert!(bytes.len() <= PAGE_BYTES);
-        let words = bytes.chunks(8).map(|chunk| {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            u64::from_le_bytes(word)
-        });
         let mut fresh = false;
         let page = self.pages[way].get_or_init(|| {
             // The slot's first page is built from the bytes (no reader can match its key yet,
             // which is still the empty one): no second pass over the words.
             fresh = true;
-            let mut page: Vec<AtomicU64> = words.clone().map(AtomicU64::new).collect();
+            let mut page = Vec::with_capacity(PAGE_WORDS);
+            page.extend(words(bytes).map(AtomicU64::new));
             page.resize_with(PAGE_WORDS, || AtomicU64::new(0));
             page.into_boxed_slice()
         });
@@ -177,13 +173,28 @@ impl Set {
         self.keys.0[way].store(key, Ordering::Relaxed);
         self.meta.lens[way].store(bytes.len() as u32, Ordering::Relaxed);
         if !fresh {
-            for (slot, word) in page.iter().zip(words) {
+            for (slot, word) in page.iter().zip(words(bytes)) {
                 slot.store(word, Ordering::Relaxed);
             }
         }
         seq.store(s + 2, Ordering::Release);
         self.meta.referenced.fetch_or(1u8 << way, Ordering::Relaxed);
     }
+}
+
+/// The little-endian words of `bytes`, the last one padded with zeros.
+#[inline]
+fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    let whole = bytes.chunks_exact(8);
+    let tail = whole.remainder();
+    let last = (!tail.is_empty()).then(|| {
+        let mut word = [0u8; 8];
+        word[..tail.len()].copy_from_slice(tail);
+        u64::from_le_bytes(word)
+    });
+    whole
+        .map(|chunk| u64::from_le_bytes(chunk.try_into().unwrap_or_default()))
+        .chain(last)
 }
 
 thread_local! {
@@ -218,10 +229,8 @@ impl BlockCache {
     /// The two sets a key may live in (the same one if there is only one).
     #[inline]
     fn sets_of(&self, key: u64) -> (usize, usize) {
-        // A multiply and a fold: every bit of the key moves both halves.
-        let mut h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^= h >> 29;
-        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        // A fold and a multiply: the file id (the high half) reaches both halves.
+        let h = (key ^ (key >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let n = self.sets.len() as u64;
         (
             (((h >> 32) * n) >> 32) as usize,
@@ -233,7 +242,7 @@ impl BlockCache {
     /// bytes, or `None` if it is not cached (or being overwritten just now). Takes no lock,
     /// allocates nothing and writes nothing shared, except the "recently used" bit when it is
     /// clear.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, key: u64, word: usize) -> Option<(u64, u32)> {
         let (a, b) = self.sets_of(key);
         self.sets[a]

@@ -130,10 +130,11 @@ impl Tablebase {
     /// Sets the budget of the block cache in bytes (default 64 MiB), emptying it.
     ///
     /// The whole budget is one cache shared by every thread: pages of 8 KiB of decompressed
-    /// blocks (a block of the default layout is one page: 32 768 positions of a `.wdl` file,
-    /// 8 192 of a `.dtw` file; a larger block takes several pages), at least 8 pages (64 KiB),
-    /// plus less than 1% for their bookkeeping. A page's memory is taken when it is first
-    /// filled, so a cache that is not full holds less. There are no per-thread caches: outside
+    /// blocks (a block of the default layout is one page, 32 768 positions of a `.wdl` file,
+    /// or one or two pages, 8 192 positions of a `.dtw` file), in sets of 8 pages (the budget
+    /// is rounded down to a multiple of 64 KiB, and is at least 64 KiB), plus less than 1% for
+    /// their bookkeeping. A page's memory is taken when it is first filled, so a cache that is
+    /// not full holds less. There are no per-thread caches: outside
     /// the budget, each probing thread keeps only a buffer of one block (where a block is
     /// decompressed before it enters the cache), a zstd decompression context and a few move
     /// lists. The mapped table files are not counted either: the system pages them in and out.
