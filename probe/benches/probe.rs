@@ -39,11 +39,16 @@ fn tables_dir() -> (PathBuf, Option<tempfile::TempDir>) {
     (dir.path().to_path_buf(), Some(dir))
 }
 
-fn tablebase(dir: &PathBuf) -> Tablebase {
+/// The tables of `dir` (and the rule tables of the variant's own draw rules), and how many
+/// files that is.
+fn tablebase_counting(dir: &PathBuf) -> (Tablebase, usize) {
     let mut tables = Tablebase::new(VARIANT);
-    tables.add_directory(dir).unwrap();
-    tables.set_draw_rules(VARIANT.draw_rules()).unwrap();
-    tables
+    let files = tables.add_directory(dir).unwrap();
+    (tables, files)
+}
+
+fn tablebase(dir: &PathBuf) -> Tablebase {
+    tablebase_counting(dir).0
 }
 
 /// `count` positions spread over the tables with the most pieces, with or without a capture.
@@ -174,12 +179,13 @@ fn probe(c: &mut Criterion) {
         })
     });
 
-    // Cold: a tablebase just created, its file opened by this probe, its block not cached.
+    // Cold: a tablebase just created (its files opened, mapped and checked by `add_directory`),
+    // the position's block not cached.
     group.throughput(Throughput::Elements(1));
     let mut next = 0;
-    group.bench_function("wdl_cold_file_just_opened", |b| {
-        // Setting up and dropping the tablebase is not timed: the probe opens, maps and checks
-        // the file, then reads, checks and decompresses one block.
+    group.bench_function("wdl_cold", |b| {
+        // Setting up and dropping the tablebase is not timed: the probe reads, checks and
+        // decompresses one block, and touches the mapped file's pages for the first time.
         b.iter_batched_ref(
             || {
                 next = (next + 1) % quiet.len();
@@ -189,6 +195,11 @@ fn probe(c: &mut Criterion) {
             BatchSize::PerIteration,
         )
     });
+
+    // Opening: registering, opening, mapping and checking every file of the folder.
+    let files = tablebase_counting(&dir).1;
+    group.throughput(Throughput::Elements(files as u64));
+    group.bench_function("add_directory_per_file", |b| b.iter(|| tablebase(&dir)));
 
     // Probes per second, 1 and 2 threads: each thread probing its share of many positions, and
     // every thread probing the same positions (the same blocks, read at once).

@@ -66,7 +66,7 @@ pub enum ProbeError {
         expected: u64,
     },
     /// A cache-only probe ([`crate::Tablebase::probe_wdl_cached`]) needs a block that is not
-    /// in memory (or a file not opened yet): probe with [`crate::Tablebase::probe_wdl`], or
+    /// in memory: probe with [`crate::Tablebase::probe_wdl`], or
     /// load the tables first with [`crate::Tablebase::preload`].
     #[error(
         "not in the cache: the position needs a block that is not in memory (a cache-only probe \

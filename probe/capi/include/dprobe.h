@@ -53,7 +53,8 @@ extern "C" {
 /* The core calls (details below them):
    dprobe_open opens the tables of `variant` ("russian", "brazilian", "portuguese" or
    "spanish") that `dtb generate --dir directory` wrote, with a block cache of about
-   cache_bytes bytes (0: the default, 64 MiB); files are opened when first needed. It returns
+   cache_bytes bytes (0: the default, 64 MiB); every file is opened, mapped and checked here
+   (a damaged file is reported by the probes that need it). It returns
    NULL on failure (NULL argument, unknown variant, folder missing, unreadable or without
    tables of the variant), with the message set.
    dprobe_last_error's message stays valid until the next dprobe_ call on this thread ("" if

@@ -149,7 +149,7 @@ pub(crate) fn dtw_code(value: Value) -> c_int {
 
 /// Opens the tables of `variant` (`russian`, `brazilian`, `portuguese` or `spanish`) that
 /// `dtb generate --dir directory` wrote, with a block cache of about `cache_bytes` bytes (0: the
-/// default, 64 MiB). Files are opened when first needed. Returns NULL with this thread's message
+/// default, 64 MiB). Every file is opened, mapped and checked here. Returns NULL with this thread's message
 /// set if an argument is NULL, the variant is unknown, or the folder cannot be read or holds no
 /// table of the variant.
 ///

@@ -313,19 +313,25 @@ const fn is_three_kings_v_king(a: (u8, u8), b: (u8, u8)) -> bool {
 
 impl MaterialCond {
     /// Whether the counter applies to `signature`, and if so which side is strong.
+    #[inline]
     pub fn strong_side(&self, signature: &Signature) -> Option<Strong> {
         let mover = (signature.mover_kings, signature.mover_men);
         let opp = (signature.opp_kings, signature.opp_men);
         let lone = |side: (u8, u8)| side == (1, 0);
-        let one_sided = |fits: &dyn Fn((u8, u8)) -> bool| {
-            if fits(mover) && lone(opp) {
+        #[inline(always)]
+        fn one_sided(
+            mover: (u8, u8),
+            opp: (u8, u8),
+            fits: impl Fn((u8, u8)) -> bool,
+        ) -> Option<Strong> {
+            if fits(mover) && opp == (1, 0) {
                 Some(Strong::Mover)
-            } else if fits(opp) && lone(mover) {
+            } else if fits(opp) && mover == (1, 0) {
                 Some(Strong::Opponent)
             } else {
                 None
             }
-        };
+        }
         match *self {
             MaterialCond::Any {
                 except_three_kings_v_king,
@@ -346,10 +352,12 @@ impl MaterialCond {
                     // A king against a king: both sides count.
                     return Some(Strong::Both);
                 }
-                one_sided(&|side| strong.contains(&side))
+                one_sided(mover, opp, |side| strong.contains(&side))
             }
             MaterialCond::KingsVsLoneKing { min_kings, no_men } => {
-                one_sided(&|side: (u8, u8)| side.0 >= min_kings && (!no_men || side.1 == 0))
+                one_sided(mover, opp, |side: (u8, u8)| {
+                    side.0 >= min_kings && (!no_men || side.1 == 0)
+                })
             }
             MaterialCond::EachSideAtMost {
                 pieces,

@@ -109,7 +109,7 @@ impl fmt::Display for DrawWdl {
 }
 
 /// A reading of the rules the solver does not implement yet.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("draw rules not supported by the rule-aware tables: {0}")]
 pub struct UnsupportedDrawRules(pub &'static str);
 

@@ -2,7 +2,7 @@
 //! section, and with running counts from the plane their state selects.
 
 use super::{with_move_list, Tablebase};
-use crate::draw::{counts_after, deciding_state, DrawCounts, DrawState, DrawWdl, MaterialShape};
+use crate::draw::{counts_after, deciding_state, DrawCounts, DrawState, DrawWdl};
 use crate::error::{Corruption, ProbeError};
 use crate::index::Signature;
 use crate::rules::{count_quiet_moves, has_capture, legal_moves, Board, Move, Position};
@@ -75,7 +75,7 @@ impl Tablebase {
     ) -> Result<DrawProbe, ProbeError> {
         let board = position.board();
         self.check(&board)?;
-        MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
+        self.draw_rules_supported?;
         let result = self.draw_fresh(&board)?;
         let state = deciding_state(&self.draw_rules, &board, result.pure(), counts)?;
         Ok(DrawProbe {
@@ -100,7 +100,7 @@ impl Tablebase {
     ) -> Result<Vec<DrawMove>, ProbeError> {
         let board = position.board();
         self.check(&board)?;
-        MaterialShape::of(&self.draw_rules, Signature::of(&board))?;
+        self.draw_rules_supported?;
         let pure = self.wdl(&board)?;
         let state = deciding_state(&self.draw_rules, &board, pure, counts)?;
         let mut moves = Vec::new();

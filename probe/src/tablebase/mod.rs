@@ -1,4 +1,4 @@
-//! [`Tablebase`]: the tables of one variant, opened lazily, probed from any thread.
+//! [`Tablebase`]: the tables of one variant, opened when added, probed from any thread.
 //!
 //! This module keeps the registry of files (a slot per signature and kind, filled by scanning
 //! the folders added) and the shared block cache; [`pure`] probes the pure game values and
@@ -7,9 +7,9 @@
 use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use crate::draw::DrawRules;
+use crate::draw::{DrawRules, MaterialShape, UnsupportedDrawRules};
 use crate::error::{Corruption, ProbeError};
 use crate::format::{
     draw_dir, parse_draw_table_name, parse_table_name, rule_set_dir, DrawFile, TableFile,
@@ -37,22 +37,21 @@ fn slot(signature: Signature, kind: TableKind) -> usize {
     (signature.slot() << 1) | kind as usize
 }
 
-/// A registered rule table file, opened on first use.
+/// A registered rule table file: opened, mapped and checked when it was added, or the error
+/// that gave (kept for the probes that need the file).
 struct DrawEntry {
-    path: PathBuf,
-    signature: Signature,
-    file: OnceLock<Result<DrawFile, ProbeError>>,
+    file: Result<DrawFile, ProbeError>,
 }
 
 /// Cache ids of rule table sections: above every ordinary file's id.
 const DRAW_CACHE_BASE: u32 = 1 << 31;
 
-/// A registered file, opened on first use.
+/// A registered file: opened, mapped and checked when it was added, or the error that gave
+/// (kept for the probes that need the file).
 struct Entry {
-    path: PathBuf,
     signature: Signature,
     kind: TableKind,
-    file: OnceLock<Result<TableFile, ProbeError>>,
+    file: Result<TableFile, ProbeError>,
 }
 
 thread_local! {
@@ -73,7 +72,7 @@ fn with_move_list<R>(f: impl FnOnce(&mut Vec<Move>) -> R) -> R {
 }
 
 /// The endgame tables of one variant: win/draw/loss (`.wdl`) and distance-to-end (`.dtw`) files
-/// found in one or more directories, opened (memory-mapped) on first use and probed from any
+/// found in one or more directories, opened (memory-mapped) when added and probed from any
 /// number of threads through a shared cache of decompressed blocks.
 ///
 /// Positions where the side to move must capture are not stored in the files: they are resolved
@@ -97,6 +96,8 @@ fn with_move_list<R>(f: impl FnOnce(&mut Vec<Move>) -> R) -> R {
 pub struct Tablebase {
     variant: Variant,
     draw_rules: DrawRules,
+    /// Whether the rule tables implement `draw_rules` (checked once, not per probe).
+    draw_rules_supported: Result<(), UnsupportedDrawRules>,
     dirs: Vec<PathBuf>,
     draw_entries: Vec<DrawEntry>,
     draw_slots: Vec<u32>,
@@ -112,6 +113,7 @@ impl Tablebase {
         Tablebase {
             variant,
             draw_rules: variant.draw_rules(),
+            draw_rules_supported: variant.draw_rules().check_supported(),
             dirs: Vec::new(),
             draw_entries: Vec::new(),
             draw_slots: vec![NO_FILE; Signature::SLOTS],
@@ -150,7 +152,13 @@ impl Tablebase {
     /// Registers the table files of this variant's rule set found in `dir`: in its
     /// sub-directory named after the rule set (`russian`, `brazilian` or `iberian`, as `dtb
     /// generate` writes them) and in `dir` itself. A table already registered from an earlier
-    /// directory is kept. Files are opened on first use. Returns the number of files added.
+    /// directory is kept. Returns the number of files added.
+    ///
+    /// Each file is opened, memory-mapped and its header and block table checked here, once,
+    /// so that no probe pays for it (the first probe of a table reads one block, not the
+    /// file's layout; a file descriptor is not kept, only the mapping). A file that fails these
+    /// checks is still registered: the probes that need it return its error
+    /// ([`ProbeError::Corrupted`] or [`ProbeError::Io`]), the others are unaffected.
     ///
     /// # Errors
     ///
@@ -182,11 +190,14 @@ impl Tablebase {
                     let slot = slot(signature, kind);
                     if self.slots[slot] == NO_FILE {
                         self.slots[slot] = self.entries.len() as u32;
+                        let file = TableFile::open(&path).and_then(|file| {
+                            file.expect(kind, self.variant.moves.id, signature)?;
+                            Ok(file)
+                        });
                         self.entries.push(Entry {
-                            path,
                             signature,
                             kind,
-                            file: OnceLock::new(),
+                            file,
                         });
                         self.max_pieces = self.max_pieces.max(signature.pieces());
                         added += 1;
@@ -210,6 +221,7 @@ impl Tablebase {
     ///
     /// [`ProbeError::Io`] if an added directory can no longer be read.
     pub fn set_draw_rules(&mut self, rules: DrawRules) -> Result<(), ProbeError> {
+        self.draw_rules_supported = rules.check_supported();
         self.draw_rules = rules;
         self.draw_entries.clear();
         self.draw_slots.fill(NO_FILE);
@@ -241,11 +253,8 @@ impl Tablebase {
             let slot = &mut self.draw_slots[signature.slot()];
             if *slot == NO_FILE {
                 *slot = self.draw_entries.len() as u32;
-                self.draw_entries.push(DrawEntry {
-                    path,
-                    signature,
-                    file: OnceLock::new(),
-                });
+                let file = open_draw_file(&path, signature, &self.variant, &self.draw_rules);
+                self.draw_entries.push(DrawEntry { file });
                 added += 1;
             }
         }
@@ -264,39 +273,7 @@ impl Tablebase {
                     draw_rules: self.draw_rules.directory_name(),
                     pieces: signature.pieces(),
                 })?;
-        let file = entry
-            .file
-            .get_or_init(|| {
-                let file = DrawFile::open(&entry.path)?;
-                let corrupt = |reason| {
-                    ProbeError::Corrupted(crate::error::CorruptedTable {
-                        path: entry.path.clone(),
-                        reason,
-                    })
-                };
-                if file.signature != entry.signature {
-                    return Err(corrupt(Corruption::ForeignSignature {
-                        found: file.signature,
-                        expected: entry.signature,
-                    }));
-                }
-                if file.rules != self.variant.moves.id {
-                    return Err(corrupt(Corruption::ForeignRuleSet {
-                        found: file.rules.name(),
-                        expected: self.variant.moves.id.name(),
-                    }));
-                }
-                if file.fingerprint != self.draw_rules.fingerprint() {
-                    return Err(ProbeError::DrawRulesMismatch {
-                        path: entry.path.clone(),
-                        found: file.fingerprint,
-                        expected: self.draw_rules.fingerprint(),
-                    });
-                }
-                Ok(file)
-            })
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let file = entry.file.as_ref().map_err(Clone::clone)?;
         Ok((file, id))
     }
 
@@ -357,36 +334,16 @@ impl Tablebase {
         board: &Board,
         kind: TableKind,
     ) -> Result<(u16, u64), ProbeError> {
-        let (file, id) = self.file_in::<CACHED>(Signature::of(board), kind)?;
+        let (file, id) = self.file(Signature::of(board), kind)?;
         let index = file.index().index(board);
         Ok((self.symbol_at::<CACHED>(file, id, index)?, index))
     }
 
-    /// The opened file of a table, and its id in the block cache.
+    /// The file of a table and its id in the block cache.
     #[inline]
     fn file(&self, signature: Signature, kind: TableKind) -> Result<(&TableFile, u32), ProbeError> {
-        self.file_in::<false>(signature, kind)
-    }
-
-    /// The file of a table and its id in the block cache, opened now if needed unless `CACHED`
-    /// ([`ProbeError::NotInCache`] for a file not opened yet).
-    #[inline]
-    fn file_in<const CACHED: bool>(
-        &self,
-        signature: Signature,
-        kind: TableKind,
-    ) -> Result<(&TableFile, u32), ProbeError> {
         let (entry, id) = self.entry(signature, kind)?;
-        let opened = if CACHED {
-            entry.file.get().ok_or(ProbeError::NotInCache)?
-        } else {
-            entry.file.get_or_init(|| {
-                let file = TableFile::open(&entry.path)?;
-                file.expect(entry.kind, self.variant.moves.id, entry.signature)?;
-                Ok(file)
-            })
-        };
-        Ok((opened.as_ref().map_err(Clone::clone)?, id))
+        Ok((entry.file.as_ref().map_err(Clone::clone)?, id))
     }
 
     /// The symbol stored at `index` of `file` (cache id `id`): from the cache, else (unless
@@ -430,17 +387,19 @@ impl Tablebase {
 
     /// The `.wdl` value of `board`, a position without a capture, if its file is open and its
     /// page is in the cache: the warm path of [`Tablebase::probe_wdl`] and
-    /// [`Tablebase::probe_wdl_cached`], with no error to carry. `Err(true)`: the file is not
-    /// open or the page not cached; `Err(false)`: something else (the caller's slower path
+    /// [`Tablebase::probe_wdl_cached`], with no error to carry. `Err(true)`: the page is not
+    /// cached; `Err(false)`: something else (the caller's slower path
     /// tells what).
     #[inline]
     fn cached_wdl(&self, board: &Board) -> Result<Wdl, bool> {
         let id = self.slots[slot(Signature::of(board), TableKind::Wdl)];
-        let file = match self.entries.get(id as usize).ok_or(false)?.file.get() {
-            Some(Ok(file)) => file,
-            Some(Err(_)) => return Err(false),
-            None => return Err(true),
-        };
+        let file = self
+            .entries
+            .get(id as usize)
+            .ok_or(false)?
+            .file
+            .as_ref()
+            .map_err(|_| false)?;
         let index = file.index().index(board);
         let (block, offset) = locate(file, index);
         let spot = Spot::of(file, offset);
@@ -542,6 +501,44 @@ impl Tablebase {
             })
             .sum())
     }
+}
+
+/// Opens the rule table at `path` and checks that it is the table of `signature` under these
+/// move and draw rules, and that the rule tables implement those rules for its material.
+fn open_draw_file(
+    path: &Path,
+    signature: Signature,
+    variant: &Variant,
+    draw_rules: &DrawRules,
+) -> Result<DrawFile, ProbeError> {
+    MaterialShape::of(draw_rules, signature)?;
+    let file = DrawFile::open(path)?;
+    let corrupt = |reason| {
+        ProbeError::Corrupted(crate::error::CorruptedTable {
+            path: path.to_path_buf(),
+            reason,
+        })
+    };
+    if file.signature != signature {
+        return Err(corrupt(Corruption::ForeignSignature {
+            found: file.signature,
+            expected: signature,
+        }));
+    }
+    if file.rules != variant.moves.id {
+        return Err(corrupt(Corruption::ForeignRuleSet {
+            found: file.rules.name(),
+            expected: variant.moves.id.name(),
+        }));
+    }
+    if file.fingerprint != draw_rules.fingerprint() {
+        return Err(ProbeError::DrawRulesMismatch {
+            path: path.to_path_buf(),
+            found: file.fingerprint,
+            expected: draw_rules.fingerprint(),
+        });
+    }
+    Ok(file)
 }
 
 /// Where the symbol of a position lies in its decompressed block (as [`TableFile::symbol`]

@@ -1,7 +1,5 @@
 //! Probes of the pure game values: win/draw/loss, distance, moves and the principal variation.
 
-use std::path::PathBuf;
-
 use super::{with_move_list, Tablebase};
 use crate::error::{Corruption, ProbeError};
 use crate::format::{dtw_value, TableKind};
@@ -25,12 +23,11 @@ impl Tablebase {
 
     /// Win, draw or loss for the side to move, from the blocks already in memory only: the
     /// probe an engine calls deep in its search, where waiting for a disk read or a
-    /// decompression costs more than the answer is worth. It opens no file, reads no byte of a
-    /// file and decompresses nothing: if a block it needs (of this table, or of a smaller table
-    /// a capture leads to) is not in the block cache, or its file has not been opened yet, it
-    /// returns [`ProbeError::NotInCache`] at once. It takes no lock and writes nothing shared, and
-    /// allocates nothing once its thread has probed before (following captures borrows move
-    /// lists kept per thread).
+    /// decompression costs more than the answer is worth. It reads no byte of a file and
+    /// decompresses nothing: if a block it needs (of this table, or of a smaller table a
+    /// capture leads to) is not in the block cache, it returns [`ProbeError::NotInCache`] at
+    /// once. It takes no lock and writes nothing shared, and allocates nothing once its thread
+    /// has probed before (following captures borrows move lists kept per thread).
     ///
     /// Blocks enter the cache through [`Tablebase::probe_wdl`] (and the other probes) or all
     /// at once through [`Tablebase::preload`]. An engine typically calls this inside its
@@ -55,8 +52,8 @@ impl Tablebase {
     /// # Errors
     ///
     /// [`ProbeError::NotInCache`] as above; otherwise as [`Tablebase::probe_wdl`] (a table
-    /// whose file failed to open gives that error again; a file not read cannot be found
-    /// corrupted).
+    /// whose file failed its checks when it was added gives that error; a block not read
+    /// cannot be found corrupted).
     pub fn probe_wdl_cached(&self, position: &Position) -> Result<Wdl, ProbeError> {
         let board = position.board();
         self.check(&board)?;
@@ -208,13 +205,10 @@ impl Tablebase {
     }
 
     pub(super) fn invalid_value(&self, board: &Board, index: u64, kind: TableKind) -> ProbeError {
-        let path = self
-            .entry(Signature::of(board), kind)
-            .map_or_else(|_| PathBuf::new(), |(entry, _)| entry.path.clone());
-        ProbeError::Corrupted(crate::error::CorruptedTable {
-            path,
-            reason: Corruption::InvalidValue(index),
-        })
+        match self.file(Signature::of(board), kind) {
+            Ok((file, _)) => file.corrupt(Corruption::InvalidValue(index)).into(),
+            Err(error) => error,
+        }
     }
 }
 

@@ -328,9 +328,9 @@ fn every_error_code(program: &Path) {
             TableKind::Wdl,
         )
     };
-    let [partial, damaged, vanishing] =
-        ["partial", "damaged", "vanishing"].map(|name| scratch.path().join(name));
-    for dir in [&partial, &damaged, &vanishing] {
+    let [partial, damaged, unreadable] =
+        ["partial", "damaged", "unreadable"].map(|name| scratch.path().join(name));
+    for dir in [&partial, &damaged, &unreadable] {
         copy_tree(full, dir);
     }
     fs::remove_file(kvk(&partial)).unwrap();
@@ -339,11 +339,14 @@ fn every_error_code(program: &Path) {
     let at = bytes.len() - 9;
     bytes[at] ^= 0x5A;
     fs::write(kvk(&damaged), bytes).unwrap();
+    // A folder under the table's name: it opens, but cannot be mapped (an I/O error).
+    fs::remove_file(kvk(&unreadable)).unwrap();
+    fs::create_dir(kvk(&unreadable)).unwrap();
     let output = Command::new(program)
         .arg("errors")
         .arg(variant.name)
         .arg(full)
-        .args([&partial, &damaged, &vanishing, &kvk(&vanishing)])
+        .args([&partial, &damaged, &unreadable])
         .env("ASAN_OPTIONS", "detect_leaks=0")
         .output()
         .unwrap();
