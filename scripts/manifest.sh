@@ -9,7 +9,9 @@ cargo build --release -q -p draughts-generator --bin dtb
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 for variant in russian brazilian portuguese; do
-  ./target/release/dtb generate --variant "$variant" --pieces "$pieces" --dir "$dir" --zstd-level 1 2>/dev/null
+  # The raw files kept: the statistics are then read from their headers.
+  ./target/release/dtb generate --variant "$variant" --pieces "$pieces" --dir "$dir" --zstd-level 1 \
+    --keep-raw --draw-rules none 2>/dev/null
   ./target/release/dtb stats --variant "$variant" --dir "$dir" --json > "$dir/$variant.json"
 done
 python3 - "$dir" "$pieces" > tables/manifest.json <<'PY'

@@ -59,6 +59,14 @@ pub enum Error {
         /// The raw file's value there.
         value: Option<dprobe::Value>,
     },
+    /// A unit id that the build plan does not have.
+    #[error("no unit {unit} in the plan up to {pieces} pieces; `dtb plan` lists the units")]
+    UnknownUnit {
+        /// The id asked for.
+        unit: String,
+        /// The plan's piece count.
+        pieces: u32,
+    },
     /// A build asked for something this version cannot do: a table too large for the index,
     /// or a combination of draw rules the draw-rule solver does not implement.
     #[error("{0}")]

@@ -104,7 +104,11 @@ impl BuildObserver for Bars {
     }
 
     fn pair_skipped(&self, planned: &Planned) {
-        self.overall.inc(planned.positions);
+        // Out of the count rather than counted as done at once: the rate and the time left are
+        // those of the work this run does (a resumed build would otherwise promise too much).
+        let left = self.overall.length().unwrap_or(0);
+        self.overall
+            .set_length(left.saturating_sub(planned.positions));
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use dprobe::format::draw_table_path;
+use dprobe::format::{draw_dir, draw_table_path};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
 use dprobe::{DrawRules, DrawWdl, Wdl};
@@ -15,7 +15,7 @@ use crate::draw::write::{counters_alone, encode_draw_table, existing_fresh, Fres
 use crate::error::{io_error, Error};
 use crate::pure::build::{plan, BuildObserver, PairTimes};
 use crate::pure::tableset::TableSet;
-use crate::pure::write::write_atomically;
+use crate::pure::write::{remove_partial_files, write_atomically};
 
 /// Whether fresh results hold a cursed win or a blessed loss: some rule changed a value.
 fn rules_change(fresh: &[u8]) -> bool {
@@ -103,6 +103,8 @@ pub fn generate_draw_tables(
     zstd_level: i32,
     observer: &dyn BuildObserver,
 ) -> Result<(), Error> {
+    // This build owns the folder: what a killed run was writing is of no use.
+    remove_partial_files(&draw_dir(dir, rules.id, draw), None)?;
     let pure = TableSet::new(dir, *rules);
     let results = DrawResults::default();
     let mut alone: Vec<Alone> = (0..counters_alone(draw))

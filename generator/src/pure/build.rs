@@ -1,18 +1,21 @@
 //! Builds every missing table of a rule set up to a number of pieces, in dependency order.
 
+use std::fs;
 use std::path::Path;
 use std::time::Instant;
 
 use dprobe::{
-    format::{table_path, TableFile, TableKind},
+    format::{raw_table_path, rule_set_dir, table_path, TableKind},
     index::Signature,
     rules::MoveRules,
 };
 
+use crate::error::io_error;
 use crate::pure::solve::{solve_pair, Progress, Solved};
 use crate::pure::store::{write_table, Table, TableStats};
-use crate::pure::tableset::TableSet;
-use crate::pure::write::{capture_flags, write_compressed, Compression};
+use crate::pure::tableset::{move_targets, TableSet};
+use crate::pure::unpack::{is_published, unpack};
+use crate::pure::write::{capture_flags, remove_partial_files, write_compressed, Compression};
 use crate::Error;
 
 /// The signatures with up to `pieces` pieces in an order in which each is solved after every
@@ -71,42 +74,84 @@ fn is_complete(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
     Table::open(dir, rules.id, signature, true).is_ok()
 }
 
-/// Whether both compressed files of a table exist with intact headers and block tables.
-fn is_published(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
-    [
-        (TableKind::Wdl, TableKind::Wdl),
-        (TableKind::Dtw, TableKind::Dtw),
-    ]
-    .iter()
-    .all(|&(kind, table_kind)| {
-        TableFile::open(&table_path(dir, rules.id, signature, kind)).is_ok_and(|file| {
-            let header = file.header();
-            header.kind == table_kind && header.rules == rules.id && header.signature == signature
-        })
-    })
-}
-
-/// Writes the compressed files of a raw table already on disk that lacks them (or every time,
-/// if `options.recompress`).
-fn publish_existing(
-    dir: &Path,
-    rules: &MoveRules,
+/// Writes the compressed files of a table already solved (its raw file, or its published files
+/// rebuilt in memory, read through `tables`).
+fn publish_again(
+    tables: &TableSet,
     signature: Signature,
     options: &BuildOptions,
 ) -> Result<(), Error> {
-    if !options.recompress && is_published(dir, rules, signature) {
-        return Ok(());
-    }
-    let table = Table::open(dir, rules.id, signature, true)?;
+    let table = tables.table(signature)?;
     let values: Vec<u16> = (0..table.index.size()).map(|i| table.packed(i)).collect();
-    let captures = capture_flags(rules, &table.index);
+    let captures = capture_flags(tables.rules(), &table.index);
     write_compressed(
-        dir,
-        rules,
+        tables.dir(),
+        tables.rules(),
         signature,
         (&values, &captures),
         options.compression,
     )?;
+    Ok(())
+}
+
+/// Makes the raw file of a published table what the build leaves: with `keep_raw`, written
+/// from the published files if it is missing or damaged; without, deleted if damaged (the
+/// tables that read it then read the published files).
+fn mend_raw_file(tables: &TableSet, signature: Signature, keep_raw: bool) -> Result<(), Error> {
+    let (dir, rules) = (tables.dir(), tables.rules());
+    if is_complete(dir, rules, signature) {
+        return Ok(());
+    }
+    let path = raw_table_path(dir, rules.id, signature);
+    if keep_raw {
+        let table = unpack(tables, signature)?;
+        let values = (0..table.index.size()).map(|i| table.packed(i));
+        write_table(dir, rules.id, signature, values, &table.stats)?;
+    } else if path.exists() {
+        fs::remove_file(&path).map_err(io_error(&path))?;
+    }
+    Ok(())
+}
+
+/// The signatures of a pair: a table and its colour flip (one table if it is its own flip).
+pub fn pair_of(signature: Signature) -> Vec<Signature> {
+    let mut pair = vec![signature];
+    if signature.flipped() != signature {
+        pair.push(signature.flipped());
+    }
+    pair
+}
+
+/// Which tables the pairs of `ahead` read: their own and every table one move leads to.
+fn read_by(ahead: &[Planned]) -> Vec<bool> {
+    let mut needed = vec![false; Signature::SLOTS];
+    for planned in ahead {
+        for signature in pair_of(planned.signature) {
+            needed[signature.slot()] = true;
+            for target in move_targets(signature) {
+                needed[target.slot()] = true;
+            }
+        }
+    }
+    needed
+}
+
+/// Deletes the raw working file of each table of `done` that no pair of `ahead` reads and whose
+/// published files are in place (a table without them keeps its raw file, the only copy of
+/// its values).
+fn remove_raw_files(
+    dir: &Path,
+    rules: &MoveRules,
+    done: &[Planned],
+    ahead: &[Planned],
+) -> Result<(), Error> {
+    let needed = read_by(ahead);
+    for signature in done.iter().flat_map(|p| pair_of(p.signature)) {
+        let path = raw_table_path(dir, rules.id, signature);
+        if !needed[signature.slot()] && path.exists() && is_published(dir, rules, signature) {
+            fs::remove_file(&path).map_err(io_error(&path))?;
+        }
+    }
     Ok(())
 }
 
@@ -152,6 +197,10 @@ pub struct BuildOptions {
     /// Whether the compressed files of tables already built are written again (with
     /// `compression`), not only those missing.
     pub recompress: bool,
+    /// Whether the raw working files are kept when the build is done. Without it, a table's raw
+    /// file is deleted as soon as no pair still to be solved reads it (and not written at all
+    /// if none does), so that a finished build leaves only the published files.
+    pub keep_raw: bool,
 }
 
 impl Default for BuildOptions {
@@ -159,12 +208,13 @@ impl Default for BuildOptions {
         BuildOptions {
             compression: Compression::Quick,
             recompress: false,
+            keep_raw: false,
         }
     }
 }
 
-/// Writes a solved pair's files: the raw files the pairs after it read, and the compressed files
-/// the probe reads.
+/// Writes a solved pair's files: the raw files the pairs after it read (if `raw`), and the
+/// compressed files the probe reads.
 ///
 /// The raw files are written on a thread of their own while the rayon workers compress: writing
 /// them is mostly waiting for the disk (a 6-piece pair's are 0.4 GB, each fsynced), which on
@@ -175,10 +225,11 @@ fn write_pair(
     rules: &MoveRules,
     solved: &[Solved],
     options: &BuildOptions,
+    raw: bool,
 ) -> Result<(), Error> {
     std::thread::scope(|scope| {
         let raw = scope.spawn(|| {
-            solved.iter().try_for_each(|table| {
+            solved.iter().filter(|_| raw).try_for_each(|table| {
                 write_table(
                     dir,
                     rules.id,
@@ -208,9 +259,14 @@ fn write_pair(
 
 /// [`generate`] with explicit options.
 ///
-/// Each pair's files are written as soon as it is solved, before the next pair starts.
-/// (Compressing on a thread of its own while the next pair was solved was measured slower:
-/// the two shared the cores and the caches, docs/PERFORMANCE.md.)
+/// A pair is done when both its tables' published files are in place: it is skipped (its
+/// files written again first with `options.recompress`, from its raw files or from the
+/// published ones). A pair with raw files but no published files has them written. Every other
+/// pair is solved, its files written before the next pair starts. (Compressing on a thread of
+/// its own while the next pair was solved was measured slower: the two shared the cores and the
+/// caches, docs/PERFORMANCE.md.) The smaller tables a pair reads come from their raw files or,
+/// where those are gone, from their published files ([`TableSet::table`]), so a set that holds
+/// only published files (a downloaded one) is extended without solving them again.
 pub fn generate_with(
     dir: &Path,
     rules: &MoveRules,
@@ -218,29 +274,112 @@ pub fn generate_with(
     options: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<(), Error> {
+    // This build owns the folder: what a killed run was writing is of no use.
+    remove_partial_files(&rule_set_dir(dir, rules.id), None)?;
     let mut tables = TableSet::new(dir, *rules);
     let planned_pairs = plan(pieces);
     for (step, planned) in planned_pairs.iter().enumerate() {
-        let signature = planned.signature;
+        let ahead = &planned_pairs[step + 1..];
         // Unmap what no pair left reads: the smaller tables would otherwise stay resident.
         tables.close_all_but(
             planned_pairs[step..]
                 .iter()
                 .flat_map(|p| [p.signature, p.signature.flipped()]),
         );
-        if is_complete(dir, rules, signature) && is_complete(dir, rules, signature.flipped()) {
-            publish_existing(dir, rules, signature, options)?;
-            publish_existing(dir, rules, signature.flipped(), options)?;
-            observer.pair_skipped(planned);
-            continue;
+        let read_later = read_by(ahead);
+        let raw_read_later = pair_of(planned.signature)
+            .iter()
+            .any(|s| read_later[s.slot()]);
+        build_pair(&tables, planned, raw_read_later, options, observer)?;
+        if !options.keep_raw {
+            remove_raw_files(dir, rules, &planned_pairs[..=step], ahead)?;
         }
+    }
+    Ok(())
+}
+
+/// Builds one unit of `dtb plan` (a pair of tables, named by its first table) from the tables
+/// already under `dir`: what a cluster job runs. It writes the pair's published files, and its
+/// raw files only with `options.keep_raw` (the units after it read the published files). A unit
+/// already done is left as it is.
+///
+/// # Errors
+///
+/// [`Error::UnknownUnit`] for an id not in the plan of `pieces` pieces; [`Error::Missing`]
+/// naming a table the unit reads that is not there (its unit has not run); what stops a build.
+pub fn generate_unit(
+    dir: &Path,
+    rules: &MoveRules,
+    pieces: u32,
+    unit: &str,
+    options: &BuildOptions,
+    observer: &dyn BuildObserver,
+) -> Result<(), Error> {
+    let planned_pairs = plan(pieces);
+    let planned = planned_pairs
+        .iter()
+        .find(|p| p.signature.to_string() == unit)
+        .ok_or_else(|| Error::UnknownUnit {
+            unit: unit.to_string(),
+            pieces,
+        })?;
+    let pair = pair_of(planned.signature);
+    for target in pair.iter().flat_map(|&s| move_targets(s)) {
+        let there = is_published(dir, rules, target) || is_complete(dir, rules, target);
+        if !pair.contains(&target) && !there {
+            return Err(Error::Missing {
+                signature: target,
+                path: table_path(dir, rules.id, target, TableKind::Wdl),
+            });
+        }
+    }
+    // Other units may be writing beside this one: only this unit's leftovers go.
+    remove_partial_files(&rule_set_dir(dir, rules.id), Some(&pair))?;
+    let tables = TableSet::new(dir, *rules);
+    build_pair(&tables, planned, false, options, observer)
+}
+
+/// Builds one pair unless it is done: done pairs are skipped (their raw files mended, or their
+/// files written again with `options.recompress`), a pair with raw files gets its published
+/// files, any other is solved and written, with raw files if `raw_read_later` or
+/// `options.keep_raw`.
+fn build_pair(
+    tables: &TableSet,
+    planned: &Planned,
+    raw_read_later: bool,
+    options: &BuildOptions,
+    observer: &dyn BuildObserver,
+) -> Result<(), Error> {
+    let (dir, rules) = (tables.dir(), tables.rules());
+    let pair = pair_of(planned.signature);
+    let published = pair.iter().all(|&s| is_published(dir, rules, s));
+    let solved_before = pair
+        .iter()
+        .all(|&s| is_published(dir, rules, s) || is_complete(dir, rules, s));
+    if published && !options.recompress {
+        for &signature in &pair {
+            mend_raw_file(tables, signature, options.keep_raw)?;
+        }
+        observer.pair_skipped(planned);
+    } else if solved_before {
+        for &signature in &pair {
+            publish_again(tables, signature, options)?;
+        }
+        observer.pair_skipped(planned);
+    } else {
         observer.pair_started(planned);
         let started = Instant::now();
-        let solved = solve_pair(rules, &tables, signature, observer)?;
+        let solved = solve_pair(rules, tables, planned.signature, observer)?;
         let solving = started.elapsed().as_secs_f64();
         let solved_at = Instant::now();
         observer.pair_solved(planned);
-        write_pair(dir, rules, &solved, options)?;
+        write_pair(
+            dir,
+            rules,
+            &solved,
+            options,
+            options.keep_raw || raw_read_later,
+        )?;
         let stats: Vec<_> = solved.iter().map(|t| (t.signature, t.stats)).collect();
         let writing = solved_at.elapsed().as_secs_f64();
         observer.pair_finished(planned, &stats, PairTimes { solving, writing });

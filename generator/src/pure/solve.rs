@@ -682,7 +682,7 @@ pub fn solve_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dprobe::{rules::legal_moves, Variant};
+    use dprobe::{format::TableKind, rules::legal_moves, Variant};
 
     fn sides_of(signature: Signature) -> Vec<Side> {
         let mut signatures = vec![signature];
@@ -708,14 +708,24 @@ mod tests {
         let pair: Signature = "KKvK".parse().unwrap();
         let read: Signature = "KvK".parse().unwrap();
         let path = dprobe::format::raw_table_path(dir.path(), rules.id, read);
-        crate::pure::build::generate(dir.path(), &rules, 2, &Silent).unwrap();
+        let keep_raw = crate::pure::build::BuildOptions {
+            keep_raw: true,
+            ..Default::default()
+        };
+        let build = || {
+            crate::pure::build::generate_with(dir.path(), &rules, 2, &keep_raw, &Silent).unwrap()
+        };
+        build();
+        // Neither its raw file nor its published files: missing.
         std::fs::remove_file(&path).unwrap();
+        let wdl = dprobe::format::table_path(dir.path(), rules.id, read, TableKind::Wdl);
+        std::fs::remove_file(wdl).unwrap();
         match solve_pair(&rules, &TableSet::new(dir.path(), rules), pair, &Silent) {
             Err(Error::Missing { signature, .. }) => assert_eq!(signature, read),
             Err(other) => panic!("expected {read} missing, got {other}"),
             Ok(_) => panic!("solved without {read}"),
         }
-        crate::pure::build::generate(dir.path(), &rules, 2, &Silent).unwrap();
+        build();
         let mut bytes = std::fs::read(&path).unwrap();
         let middle = bytes.len() / 2;
         bytes[middle] ^= 1;

@@ -1,15 +1,18 @@
-//! Solved tables on disk in a simple raw format, until the compressed format replaces it:
-//! a 128-byte header (with the table's statistics), one little-endian `u16` packed [`Value`] per
-//! position in index order, and an xxh3-64 checksum of everything before it.
+//! Solved tables in a simple raw format, the working files of a build: a 128-byte header (with
+//! the table's statistics), one little-endian `u16` packed [`Value`] per position in index
+//! order, and an xxh3-64 checksum of everything before it. The pairs still to be solved read
+//! them; the probe reads the compressed files written from them.
 //!
 //! Files are written to a temporary name, fsynced and renamed, so a crash never leaves a file
-//! that looks complete; a file is accepted only if its length, header and checksum agree.
+//! that looks complete; a file is accepted only if its length, header and checksum agree. A
+//! table whose raw file is gone (a finished build keeps only the published files) is rebuilt in
+//! memory, in the same bytes, from its published files ([`crate::pure::unpack`]).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use dprobe::format::{raw_table_path, RAW_EXTENSION};
+use dprobe::format::raw_table_path;
 use dprobe::{
     index::{Signature, TableIndex},
     rules::RuleSetId,
@@ -19,6 +22,7 @@ use memmap2::Mmap;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::error::{io_error, Error};
+use crate::pure::write::temporary_path;
 
 const MAGIC: &[u8; 8] = b"DTBRAW\0\x01";
 const FORMAT_VERSION: u8 = 1;
@@ -103,13 +107,13 @@ pub fn write_table(
     dir: &Path,
     rules: RuleSetId,
     signature: Signature,
-    values: impl ExactSizeIterator<Item = u16>,
+    values: impl Iterator<Item = u16>,
     stats: &TableStats,
 ) -> Result<PathBuf, Error> {
     let path = raw_table_path(dir, rules, signature);
     let parent = path.parent().unwrap_or(dir);
     fs::create_dir_all(parent).map_err(io_error(parent))?;
-    let temporary = path.with_extension(format!("{RAW_EXTENSION}.partial"));
+    let temporary = temporary_path(&path);
     let file = File::create(&temporary).map_err(io_error(&temporary))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut hasher = Xxh3::new();
@@ -142,13 +146,31 @@ pub fn write_table(
     Ok(path)
 }
 
-/// A solved table, memory-mapped.
+/// A solved table: its raw file memory-mapped, or the same bytes rebuilt in memory.
 pub struct Table {
     /// The table's index.
     pub index: TableIndex,
     /// Its statistics, from the header.
     pub stats: TableStats,
-    map: Mmap,
+    map: RawBytes,
+}
+
+/// The bytes of a raw table.
+enum RawBytes {
+    Mapped(Mmap),
+    InMemory(Vec<u8>),
+}
+
+impl std::ops::Deref for RawBytes {
+    type Target = [u8];
+
+    #[inline(always)]
+    fn deref(&self) -> &[u8] {
+        match self {
+            RawBytes::Mapped(map) => map,
+            RawBytes::InMemory(bytes) => bytes,
+        }
+    }
 }
 
 impl Table {
@@ -222,7 +244,42 @@ impl Table {
             max_dtw: field(5) as u16,
             max_dtw_index: field(6),
         };
-        Ok(Table { index, stats, map })
+        Ok(Table {
+            index,
+            stats,
+            map: RawBytes::Mapped(map),
+        })
+    }
+
+    /// A table built in memory, byte for byte what [`write_table`] would write: `fill` stores
+    /// the table's packed values, little-endian, into the slice it is given (two bytes a
+    /// position, in index order) and returns their statistics.
+    ///
+    /// # Errors
+    ///
+    /// What `fill` returns.
+    pub fn in_memory(
+        rules: RuleSetId,
+        signature: Signature,
+        fill: impl FnOnce(&mut [u8]) -> Result<TableStats, Error>,
+    ) -> Result<Table, Error> {
+        let index = TableIndex::new(signature);
+        let body_end = HEADER_LEN + 2 * index.size() as usize;
+        let mut bytes = vec![0u8; body_end + CHECKSUM_LEN];
+        let stats = fill(&mut bytes[HEADER_LEN..body_end])?;
+        bytes[..HEADER_LEN].copy_from_slice(&header(rules, signature, &stats));
+        let checksum = xxh3_64(&bytes[..body_end]);
+        bytes[body_end..].copy_from_slice(&checksum.to_le_bytes());
+        Ok(Table {
+            index,
+            stats,
+            map: RawBytes::InMemory(bytes),
+        })
+    }
+
+    /// Whether the table was rebuilt in memory rather than mapped from its raw file.
+    pub fn is_in_memory(&self) -> bool {
+        matches!(self.map, RawBytes::InMemory(_))
     }
 
     /// The packed value at `index` (which must be below the table's size).

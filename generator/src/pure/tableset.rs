@@ -1,5 +1,6 @@
 //! The solved tables of one rule set in a directory, opened on first use, and the value of any
-//! position they cover.
+//! position they cover: from their raw working files, or rebuilt in memory from the published
+//! files where the raw ones are gone.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -11,6 +12,7 @@ use dprobe::{
 };
 
 use crate::pure::store::Table;
+use crate::pure::unpack::{is_published, unpack};
 use crate::Error;
 
 /// Solved tables of one rule set, opened lazily and shared between threads.
@@ -40,13 +42,19 @@ impl TableSet {
         &self.rules
     }
 
-    /// The table of `signature`, opened (and its checksum checked) on first use.
+    /// The table of `signature`, opened (and its checksum checked) on first use: its raw
+    /// file, or without one, the table rebuilt in memory from its published files.
     pub fn table(&self, signature: Signature) -> Result<&Table, Error> {
         let cell = &self.tables[signature.slot()];
         if let Some(table) = cell.get() {
             return Ok(table);
         }
-        let table = Table::open(&self.dir, self.rules.id, signature, true)?;
+        let table = match Table::open(&self.dir, self.rules.id, signature, true) {
+            Err(Error::Missing { .. }) if is_published(&self.dir, &self.rules, signature) => {
+                unpack(self, signature)?
+            }
+            opened => opened?,
+        };
         Ok(cell.get_or_init(|| table))
     }
 

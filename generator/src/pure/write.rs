@@ -540,13 +540,39 @@ fn encode_entries(
     Ok(file)
 }
 
+/// The name a file is written under before it is renamed to `path`: unique to this process, so
+/// that two jobs on a shared folder (a unit run twice by a scheduler) never write one file.
+pub(crate) fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{}.partial", std::process::id()));
+    PathBuf::from(name)
+}
+
+/// Deletes the files a killed run left half written in `folder` (`<table>.<ext>.<pid>.partial`,
+/// [`temporary_path`]): every one, or those of the tables of `only`.
+pub fn remove_partial_files(folder: &Path, only: Option<&[Signature]>) -> Result<(), Error> {
+    let Ok(entries) = fs::read_dir(folder) else {
+        return Ok(());
+    };
+    for entry in entries {
+        let path = entry.map_err(io_error(folder))?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let table = name.split('.').next().unwrap_or("");
+        let ours = only.is_none_or(|pair| pair.iter().any(|s| s.to_string() == table));
+        if name.ends_with(".partial") && ours {
+            fs::remove_file(&path).map_err(io_error(&path))?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes `bytes` atomically: a temporary file, fsynced, then renamed into place.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let parent = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(io_error(parent))?;
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".partial");
-    let temporary = PathBuf::from(temporary);
+    let temporary = temporary_path(path);
     let file = File::create(&temporary).map_err(io_error(&temporary))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     out.write_all(bytes).map_err(io_error(&temporary))?;

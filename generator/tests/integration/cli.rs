@@ -104,8 +104,8 @@ fn modified(path: &Path) -> std::time::SystemTime {
 }
 
 #[test]
-fn generate_skips_finished_tables_and_rebuilds_damaged_ones() {
-    let dir = built("russian", &[]);
+fn generate_skips_finished_tables_and_mends_damaged_raw_files() {
+    let dir = built("russian", &["--keep-raw"]);
     let d = dir.path().to_str().unwrap();
     let rules = RuleSetId::Russian;
     let signatures: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
@@ -132,6 +132,7 @@ fn generate_skips_finished_tables_and_rebuilds_damaged_ones() {
         d,
         "--threads",
         "1",
+        "--keep-raw",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
@@ -179,7 +180,7 @@ fn stats_json_has_the_documented_keys() {
 
 #[test]
 fn verify_names_an_inconsistent_position_and_a_damaged_file() {
-    let dir = built("brazilian", &[]);
+    let dir = built("brazilian", &["--keep-raw"]);
     let d = dir.path().to_str().unwrap();
     let rules = RuleSetId::Brazilian;
     let signature: Signature = "KKvK".parse().unwrap();

@@ -1,6 +1,6 @@
 //! The generator's integration tests, in one binary (one link instead of one per file): the
-//! solvers against brute force, the manifest, the `dtb` program, endgame theory, and the
-//! draw-rule tables' exactness and verification.
+//! solvers against brute force, the manifest, the `dtb` program, sets of published files, builds cut into units,
+//! endgame theory, and the draw-rule tables' exactness and verification.
 
 mod bruteforce;
 mod cli;
@@ -9,5 +9,7 @@ mod draw_rules_exact;
 #[path = "support/full_state.rs"]
 mod full_state;
 mod manifest;
+mod published;
 mod rule_verify;
 mod theory;
+mod units;

@@ -10,7 +10,7 @@ use dprobe::{
     format::TableFile, index::Signature, rules::has_capture, Color, Corruption, Position,
     ProbeError, Tablebase, Value, Variant, Wdl,
 };
-use draughts_generator::pure::build::generate;
+use draughts_generator::pure::build::{generate, generate_with, BuildOptions};
 use draughts_generator::pure::solve::Silent;
 use draughts_generator::pure::store::Table;
 use draughts_generator::pure::verify::check_published;
@@ -27,8 +27,13 @@ pub(crate) fn built(variant: &Variant) -> &'static Path {
     };
     DIRS[slot]
         .get_or_init(|| {
+            // The raw files kept: the probe of the published files is compared with them.
             let dir = tempfile::tempdir().unwrap();
-            generate(dir.path(), &variant.moves, 4, &Silent).unwrap();
+            let keep_raw = BuildOptions {
+                keep_raw: true,
+                ..BuildOptions::default()
+            };
+            generate_with(dir.path(), &variant.moves, 4, &keep_raw, &Silent).unwrap();
             dir
         })
         .path()

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use dprobe::format::raw_table_path;
+use dprobe::format::{raw_table_path, table_path, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::{Color, Position, Variant};
 use draughts_generator::pure::build::build_order;
@@ -27,11 +27,18 @@ pub fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The tables of a variant present in `dir`, in build order.
+/// The tables of a variant present in `dir` (a raw working file or a published file), in build
+/// order.
 pub fn present_tables(variant: &Variant, dir: &Path) -> Vec<Signature> {
+    let id = variant.moves.id;
     build_order(MAX_PIECES)
         .into_iter()
-        .filter(|&s| raw_table_path(dir, variant.moves.id, s).exists())
+        .filter(|&s| {
+            raw_table_path(dir, id, s).exists()
+                || [TableKind::Wdl, TableKind::Dtw]
+                    .iter()
+                    .any(|&kind| table_path(dir, id, s, kind).exists())
+        })
         .collect()
 }
 

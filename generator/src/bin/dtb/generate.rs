@@ -9,7 +9,10 @@ use dprobe::draw::DrawPreset;
 use dprobe::{DrawRules, Variant};
 use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::progress::Bars;
-use draughts_generator::pure::build::{build_order, generate_with, plan, BuildOptions};
+use draughts_generator::pure::build::{
+    build_order, generate_unit as generate_unit_pair, generate_with, plan, BuildOptions,
+};
+use draughts_generator::pure::units::RULE_TABLES_UNIT;
 
 use crate::common::MAX_PIECES;
 use crate::error::CliError;
@@ -30,6 +33,47 @@ pub fn generate(
     build_rules(variant, draw, pieces, dir, rules_zstd_level)
 }
 
+/// Builds one unit of the plan up to `pieces`: a pair of pure tables, or the rule tables.
+pub fn generate_unit(
+    variant: &Variant,
+    pieces: u32,
+    dir: &Path,
+    options: &BuildOptions,
+    draw: &DrawRules,
+    rules_zstd_level: i32,
+    unit: &str,
+) -> Result<(), CliError> {
+    check_pieces(pieces)?;
+    if unit == RULE_TABLES_UNIT {
+        // Every pure table must be there; the rule build names the first one missing.
+        return build_rules(variant, draw, pieces, dir, rules_zstd_level);
+    }
+    let started = Instant::now();
+    let positions = plan(pieces)
+        .iter()
+        .find(|p| p.signature.to_string() == unit)
+        .map_or(0, |p| p.positions);
+    let bars = Bars::new(positions);
+    let result = generate_unit_pair(dir, &variant.moves, pieces, unit, options, &bars);
+    bars.finish();
+    result?;
+    eprintln!(
+        "unit {unit} ({} rules, up to {pieces} pieces) done in {:.1} s",
+        variant.moves.id.name(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+pub fn check_pieces(pieces: u32) -> Result<(), CliError> {
+    if !(2..=MAX_PIECES).contains(&pieces) {
+        return Err(CliError::Message(format!(
+            "--pieces must be between 2 and {MAX_PIECES} (got {pieces})"
+        )));
+    }
+    Ok(())
+}
+
 /// Builds the pure tables missing from `dir`, up to `pieces`.
 pub fn build(
     variant: &Variant,
@@ -37,11 +81,7 @@ pub fn build(
     dir: &Path,
     options: &BuildOptions,
 ) -> Result<(), CliError> {
-    if !(2..=MAX_PIECES).contains(&pieces) {
-        return Err(CliError::Message(format!(
-            "--pieces must be between 2 and {MAX_PIECES} (got {pieces})"
-        )));
-    }
+    check_pieces(pieces)?;
     let total: u64 = plan(pieces).iter().map(|p| p.positions).sum();
     eprintln!(
         "{} rules ({}), up to {pieces} pieces: {} tables, {total} positions, {} threads, into {}",

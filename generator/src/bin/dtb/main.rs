@@ -30,6 +30,7 @@ mod error;
 mod generate;
 mod info;
 mod perft;
+mod plan;
 mod probe;
 mod stats;
 mod verify;
@@ -99,6 +100,17 @@ enum Command {
         /// --compression small` shrinks the DTW files of a set built with the default.
         #[arg(long)]
         recompress: bool,
+        /// Keep the raw working files (`.dtr`, two bytes a position) when the build is done.
+        /// Without it a table's raw file is deleted as soon as no table still to be built reads
+        /// it, and the finished build leaves only the published files: the tables they hold
+        /// are read back from those when a later build, `verify` or `stats` needs them.
+        #[arg(long)]
+        keep_raw: bool,
+        /// Build one unit of `dtb plan` only (a pair of tables, or `rule-tables`), from the
+        /// tables already in the folder: what a cluster job runs. Fails, naming the table, if a
+        /// table it reads is not there yet.
+        #[arg(long, value_name = "ID")]
+        unit: Option<String>,
         /// zstd level of the rule tables, 1 to 22. Their planes are many times the size of the
         /// pure tables: 9 builds them about four times faster than 19 for files about 15 %
         /// larger.
@@ -106,6 +118,23 @@ enum Command {
         rules_zstd_level: i32,
         /// The counted draw rules of the rule tables built after the pure ones (`none`: no rule
         /// tables).
+        #[command(flatten)]
+        rules: DrawChoice,
+    },
+    /// Cut a build into units (pairs of tables, then the rule tables) with the units each
+    /// waits for, and each one's positions, memory and CPU time estimated: for a scheduler.
+    Plan {
+        /// russian, brazilian, portuguese or spanish.
+        #[arg(long)]
+        variant: Variant,
+        /// The largest number of pieces on the board.
+        #[arg(long)]
+        pieces: u32,
+        /// Print JSON: `{"units": [{"id", "tables", "after", "positions", "memory_bytes",
+        /// "cpu_seconds_estimate"}]}`.
+        #[arg(long)]
+        json: bool,
+        /// The counted draw rules of the rule tables (`none`: no rule-table unit).
         #[command(flatten)]
         rules: DrawChoice,
     },
@@ -244,6 +273,8 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             compression,
             zstd_level,
             recompress,
+            keep_raw,
+            unit,
             rules_zstd_level,
             rules,
         } => {
@@ -252,9 +283,29 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let options = BuildOptions {
                 compression: zstd_level.map_or(compression.into(), Compression::Level),
                 recompress,
+                keep_raw,
             };
-            generate::generate(&variant, pieces, &dir, &options, &rules, rules_zstd_level)?;
+            match unit {
+                Some(unit) => generate::generate_unit(
+                    &variant,
+                    pieces,
+                    &dir,
+                    &options,
+                    &rules,
+                    rules_zstd_level,
+                    &unit,
+                )?,
+                None => {
+                    generate::generate(&variant, pieces, &dir, &options, &rules, rules_zstd_level)?
+                }
+            }
         }
+        Command::Plan {
+            variant,
+            pieces,
+            json,
+            rules,
+        } => plan::plan(&variant, pieces, &rules.rules(&variant)?, json)?,
         Command::Stats {
             tables: Tables { variant, dir },
             json,

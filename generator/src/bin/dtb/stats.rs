@@ -7,7 +7,7 @@ use std::path::Path;
 use dprobe::format::{draw_table_path, DrawFile};
 use dprobe::{DrawRules, Variant};
 use draughts_generator::draw::stats::DrawStats;
-use draughts_generator::pure::store::Table;
+use draughts_generator::pure::tableset::TableSet;
 
 use crate::common::{fen_of, present_tables};
 use crate::error::CliError;
@@ -23,8 +23,12 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
         )));
     }
     let mut rows = Vec::new();
-    for signature in signatures {
-        let table = Table::open(dir, variant.moves.id, signature, false)?;
+    // Tables without raw files are rebuilt from their published files, and those of more
+    // pieces read the smaller ones: each is kept while a table ahead reads it.
+    let mut tables = TableSet::new(dir, variant.moves);
+    for (step, &signature) in signatures.iter().enumerate() {
+        tables.close_all_but(signatures[step..].iter().copied());
+        let table = tables.table(signature)?;
         let fen = (table.stats.max_dtw > 0)
             .then(|| fen_of(variant, &signature, table.stats.max_dtw_index));
         rows.push((signature, table.stats, fen, table.checksum()));

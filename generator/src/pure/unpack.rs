@@ -1,0 +1,160 @@
+//! A table's raw values rebuilt from its published `.wdl` and `.dtw` files: what a set that
+//! holds only the published files (a finished build, or a downloaded set) gives the solver of
+//! larger tables, `dtb verify` and `dtb stats`.
+//!
+//! The published files store every position without a capture (the `.dtw` file all but the
+//! draws, which the `.wdl` file tells); a position with a capture takes the best of its
+//! captures' values, read from the smaller tables (themselves raw or rebuilt), as the solver
+//! does. The result is the raw table byte for byte, its statistics and checksum included
+//! (tested against the raw files a build writes).
+
+use std::path::Path;
+
+use dprobe::{
+    format::{dtw_value, table_path, TableFile, TableKind},
+    index::Signature,
+    rules::{has_capture, legal_moves, MoveRules},
+    ProbeError, Value, Wdl,
+};
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::pure::store::{Table, TableStats};
+use crate::pure::tableset::{move_targets, TableSet};
+
+/// Whether both published files of a table are there, with headers of the right table.
+pub fn is_published(dir: &Path, rules: &MoveRules, signature: Signature) -> bool {
+    [TableKind::Wdl, TableKind::Dtw].iter().all(|&kind| {
+        TableFile::open(&table_path(dir, rules.id, signature, kind)).is_ok_and(|file| {
+            let header = file.header();
+            header.kind == kind && header.rules == rules.id && header.signature == signature
+        })
+    })
+}
+
+/// The raw table of `signature` rebuilt in memory from its published files in the folder of
+/// `smaller`, which gives the smaller tables its captures lead to (opened here).
+///
+/// # Errors
+///
+/// [`Error::MissingPublished`] if a published file of the table is not there, [`Error::Missing`]
+/// if a smaller table is, what is wrong with a damaged file, [`Error::Invariant`] if the two
+/// files disagree.
+pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> {
+    let (dir, rules) = (smaller.dir(), smaller.rules());
+    let wdl = open(dir, rules, signature, TableKind::Wdl)?;
+    let dtw = open(dir, rules, signature, TableKind::Dtw)?;
+    // Open what captures reach before the parallel pass, which reads only open tables.
+    for target in move_targets(signature) {
+        if target.pieces() < signature.pieces() {
+            smaller.table(target)?;
+        }
+    }
+    Table::in_memory(rules.id, signature, |bytes| {
+        let index = dprobe::index::TableIndex::new(signature);
+        let per_block = wdl.header().positions_per_block as usize;
+        let stats = bytes
+            .par_chunks_mut(2 * per_block)
+            .enumerate()
+            .map_init(
+                || (Vec::new(), Vec::new(), Vec::new()),
+                |(wdl_symbols, dtw_symbols, moves), (block, out)| {
+                    let first = wdl.block_symbols(block as u32, wdl_symbols)?;
+                    let range = first..first + wdl_symbols.len() as u64;
+                    let mut stats = TableStats::default();
+                    // The `.dtw` block decoded last (none yet in this block).
+                    dtw_symbols.clear();
+                    let mut dtw_first = 0;
+                    for ((i, board), slot) in range
+                        .clone()
+                        .zip(index.boards(range))
+                        .zip(out.chunks_exact_mut(2))
+                    {
+                        let capture = has_capture(&board, rules);
+                        let value = if capture {
+                            moves.clear();
+                            legal_moves(&board, rules, moves);
+                            best_capture(smaller, &board, moves).ok_or_else(|| {
+                                Error::Invariant(format!(
+                                    "a capture of {signature} position {i} leads to a table \
+                                     that is not open or holds an invalid value"
+                                ))
+                            })?
+                        } else {
+                            let symbol = wdl_symbols[(i - first) as usize];
+                            match TableKind::Wdl.wdl_of(symbol) {
+                                Some(Wdl::Draw) => Value::Draw,
+                                wdl_value => {
+                                    let per_dtw = u64::from(dtw.header().positions_per_block);
+                                    if !(dtw_first..dtw_first + dtw_symbols.len() as u64)
+                                        .contains(&i)
+                                    {
+                                        dtw_first =
+                                            dtw.block_symbols((i / per_dtw) as u32, dtw_symbols)?;
+                                    }
+                                    let value = dtw_value(dtw_symbols[(i - dtw_first) as usize]);
+                                    if Some(value.wdl()) != wdl_value {
+                                        return Err(Error::Invariant(format!(
+                                            "{} and {} disagree at position {i}",
+                                            wdl.path().display(),
+                                            dtw.path().display()
+                                        )));
+                                    }
+                                    value
+                                }
+                            }
+                        };
+                        slot.copy_from_slice(&value.pack().to_le_bytes());
+                        stats.count(i, value, capture);
+                    }
+                    Ok(stats)
+                },
+            )
+            .collect::<Result<Vec<TableStats>, Error>>()?;
+        // Merged in index order: the longest win's position is the first with that distance,
+        // as in the solver's statistics.
+        Ok(stats
+            .into_iter()
+            .fold(TableStats::default(), TableStats::merge))
+    })
+}
+
+/// The best value among the moves (captures) of `board` for the side that plays them, from the
+/// tables they lead to; `None` if one cannot be read.
+fn best_capture(
+    tables: &TableSet,
+    board: &dprobe::rules::Board,
+    moves: &[dprobe::rules::Move],
+) -> Option<Value> {
+    let mut best: Option<Value> = None;
+    for mv in moves {
+        let value = tables.value_of(&board.play(mv))?.one_ply_earlier();
+        if best.is_none_or(|b| value.is_better_than(b)) {
+            best = Some(value);
+        }
+    }
+    best
+}
+
+/// A published file of the table, checked to be the table's.
+fn open(
+    dir: &Path,
+    rules: &MoveRules,
+    signature: Signature,
+    kind: TableKind,
+) -> Result<TableFile, Error> {
+    let path = table_path(dir, rules.id, signature, kind);
+    let file = TableFile::open(&path).map_err(|e| match e {
+        ProbeError::Io { .. } if !path.exists() => Error::MissingPublished { path: path.clone() },
+        e => Error::from(e),
+    })?;
+    let header = file.header();
+    if header.kind != kind
+        || header.rules != rules.id
+        || header.signature != signature
+        || header.positions != dprobe::index::TableIndex::new(signature).size()
+    {
+        return Err(Error::ForeignPublished { path });
+    }
+    Ok(file)
+}
