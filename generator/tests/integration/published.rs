@@ -26,7 +26,7 @@ fn build(dir: &Path, variant: &Variant, pieces: u32, keep_raw: bool) {
 }
 
 /// Every file under `dir` (relative name, bytes).
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut found = BTreeMap::new();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {

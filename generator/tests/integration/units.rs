@@ -1,10 +1,10 @@
 //! Builds cut into units as a cluster runs them: `dtb plan` and `dtb generate --unit`, each
 //! unit a process of its own on a shared folder, several at once.
 
-use std::collections::BTreeMap;
-use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
+
+use crate::published::files;
 
 fn dtb(args: &[&str], dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_dtb"));
@@ -18,24 +18,6 @@ fn text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
-}
-
-/// Every file under `dir` (relative name, bytes).
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut found = BTreeMap::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                let name = path.strip_prefix(dir).unwrap().display().to_string();
-                found.insert(name, fs::read(&path).unwrap());
-            }
-        }
-    }
-    found
 }
 
 #[test]
