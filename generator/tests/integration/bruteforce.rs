@@ -1,16 +1,18 @@
 //! The solver against a brute-force solver written separately here: forward iteration to a
 //! fixpoint over every position, in a hash map, with its own enumeration of positions (no index,
 //! no un-moves, no counters). Every position of every signature up to 3 pieces is compared, and
-//! a closed set of 4-piece king endings.
+//! a closed set of 4-piece king endings; so are the longest wins and mutual zugzwangs `dtb find`
+//! reports there.
 
 use std::collections::HashMap;
 
 use dprobe::{
     index::Signature,
-    rules::{legal_moves, Board, MoveRules},
+    rules::{has_capture, legal_moves, Board, MoveRules},
     Value, Variant,
 };
 use draughts_generator::pure::build::generate;
+use draughts_generator::pure::find::{longest_wins, zugzwangs as zugzwangs_of};
 use draughts_generator::pure::solve::Silent;
 use draughts_generator::pure::tableset::TableSet;
 use draughts_generator::pure::verify::verify_table;
@@ -154,6 +156,63 @@ fn check_rule_set(variant: Variant, pieces: u32, extra: &[&str]) {
         universe.len(),
         &mismatches[..mismatches.len().min(10)]
     );
+    check_theory(&variant, &tables, &signatures, &expected);
+}
+
+/// The longest wins and the mutual zugzwangs `dtb find` reports, against the same facts read
+/// off the brute-force values.
+fn check_theory(
+    variant: &Variant,
+    tables: &TableSet,
+    signatures: &[Signature],
+    expected: &HashMap<Board, Value>,
+) {
+    let rules = &variant.moves;
+    for &signature in signatures {
+        let boards = enumerate(signature);
+        let index = dprobe::index::TableIndex::new(signature);
+        // Longest wins: the same length, and the same positions at that length.
+        let longest = boards
+            .iter()
+            .filter_map(|b| match expected[b] {
+                Value::Win(plies) => Some(plies),
+                _ => None,
+            })
+            .max();
+        let found = longest_wins(tables, signature, usize::MAX).unwrap();
+        assert_eq!(
+            found.first().map(|w| w.plies),
+            longest,
+            "{variant} {signature}"
+        );
+        let mut at_most: Vec<u64> = boards
+            .iter()
+            .filter(|b| Some(expected[b]) == longest.map(Value::Win))
+            .map(|b| index.index(b))
+            .collect();
+        let mut reported: Vec<u64> = found
+            .iter()
+            .filter(|w| Some(w.plies) == longest)
+            .map(|w| w.index)
+            .collect();
+        at_most.sort_unstable();
+        reported.sort_unstable();
+        assert_eq!(reported, at_most, "{variant} {signature}");
+
+        // Mutual zugzwangs: both sides to move quiet, the mover worse off with the move.
+        let mut zugzwangs: Vec<u64> = boards
+            .iter()
+            .filter(|b| !has_capture(b, rules) && !has_capture(&b.flipped(), rules))
+            .filter(|b| expected[*b].wdl() < -expected[&b.flipped()].wdl())
+            .map(|b| index.index(b))
+            .collect();
+        zugzwangs.sort_unstable();
+        let found = zugzwangs_of(tables, signature, usize::MAX).unwrap();
+        let listed: Vec<u64> = found.first.iter().map(|z| z.index).collect();
+        assert_eq!(listed, zugzwangs, "{variant} {signature}");
+        let counted: u64 = found.counts.iter().map(|(_, n)| n).sum();
+        assert_eq!(counted, zugzwangs.len() as u64, "{variant} {signature}");
+    }
 }
 
 /// Four-piece signatures closed under moves apart from smaller tables: kings only, and a man

@@ -548,3 +548,61 @@ fn rule_setting_help_names_every_setting() {
         }
     }
 }
+
+#[test]
+fn find_lists_the_longest_wins_with_their_lines_and_the_zugzwangs() {
+    let dir = built("russian", &["--draw-rules", "none"]);
+    let d = dir.path().to_str().unwrap();
+    let find = |extra: &[&str]| {
+        let mut args = vec!["find", "--variant", "russian", "--dir", d];
+        args.extend_from_slice(extra);
+        dtb(&args)
+    };
+    let out = find(&["--table", "KKvK", "--longest", "3", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let wins: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let wins = wins.as_array().unwrap();
+    assert_eq!(wins.len(), 3);
+    let mut previous = u64::MAX;
+    for win in wins {
+        let plies = win["plies"].as_u64().unwrap();
+        assert!(plies <= previous, "longest first");
+        previous = plies;
+        // The line runs to the end of the game: one move a ply.
+        assert_eq!(win["line"].as_array().unwrap().len() as u64, plies, "{win}");
+    }
+
+    let out = find(&[
+        "--table",
+        "KMvK",
+        "--zugzwangs",
+        "--limit",
+        "100000",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let counted: u64 = found["zugzwangs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["positions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, found["first"].as_array().unwrap().len() as u64);
+    assert!(counted > 0, "KMvK has mutual zugzwangs");
+
+    let out = find(&["--table", "KvKvK", "--zugzwangs"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("not a table name"),
+        "{}",
+        stderr(&out)
+    );
+    let out = find(&["--table", "KKKKvK", "--longest", "1"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("missing table KKKKvK"),
+        "{}",
+        stderr(&out)
+    );
+}

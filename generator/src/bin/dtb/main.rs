@@ -27,6 +27,7 @@ macro_rules! out {
 mod common;
 mod demo;
 mod error;
+mod find;
 mod generate;
 mod info;
 mod perft;
@@ -137,6 +138,28 @@ enum Command {
         /// The counted draw rules of the rule tables (`none`: no rule-table unit).
         #[command(flatten)]
         rules: DrawChoice,
+    },
+    /// Facts of one table for checking endgame theory: its longest wins with their lines, or
+    /// its mutual zugzwangs (where the side to move does worse than if the other side moved).
+    #[command(group(clap::ArgGroup::new("query").required(true).args(["longest", "zugzwangs"])))]
+    Find {
+        #[command(flatten)]
+        tables: Tables,
+        /// The table, by the pieces of the side to move, `v`, the other side's (e.g. KKMvK).
+        #[arg(long)]
+        table: String,
+        /// The N longest wins, each with its line to the end of the game.
+        #[arg(long, value_name = "N")]
+        longest: Option<usize>,
+        /// The mutual zugzwangs: how many of each kind, and the first ones (`--limit`).
+        #[arg(long)]
+        zugzwangs: bool,
+        /// How many zugzwangs to list.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print each table's statistics: positions, wins, draws, losses, captures, longest win.
     Stats {
@@ -299,6 +322,20 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                     generate::generate(&variant, pieces, &dir, &options, &rules, rules_zstd_level)?
                 }
             }
+        }
+        Command::Find {
+            tables: Tables { variant, dir },
+            table,
+            longest,
+            zugzwangs: _,
+            limit,
+            json,
+        } => {
+            let query = match longest {
+                Some(count) => find::Query::Longest(count),
+                None => find::Query::Zugzwangs(limit),
+            };
+            find::find(&variant, &dir, &table, query, json)?;
         }
         Command::Plan {
             variant,
