@@ -67,6 +67,78 @@ impl DrawStats {
     }
 }
 
+/// One position whose result the counted rules change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleChange {
+    /// Its index in the table.
+    pub index: u64,
+    /// Its result under the rules with fresh counts: a cursed win or a blessed loss.
+    pub result: DrawWdl,
+    /// The counters that change it on their own (none: only several together do).
+    pub by: Vec<&'static str>,
+}
+
+/// The positions of a rule table whose result the rules change, with fresh counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleChanges {
+    /// Won in the pure game, drawn under the rules.
+    pub cursed_wins: u64,
+    /// Lost in the pure game, drawn under the rules.
+    pub blessed_losses: u64,
+    /// The first ones in index order.
+    pub first: Vec<RuleChange>,
+}
+
+/// The positions of a rule table whose result the rules change (with fresh counts): how many of
+/// each kind, and the first `limit` in index order with the counters that change each alone.
+///
+/// # Errors
+///
+/// A damaged section, or a file without the results of each counter alone.
+pub fn rule_changes(file: &DrawFile, draw: &DrawRules, limit: usize) -> Result<RuleChanges, Error> {
+    let fresh = file.fresh_results()?;
+    let alone: Vec<Vec<u8>> = if draw.counters.len() == 1 {
+        vec![fresh.clone()]
+    } else {
+        (0..draw.counters.len())
+            .map(|k| {
+                file.fresh_results_alone(k)
+                    .ok_or_else(|| {
+                        Error::Invariant(format!(
+                            "{}: no results of each counter alone; build the rule tables again",
+                            file.signature
+                        ))
+                    })?
+                    .map_err(Error::from)
+            })
+            .collect::<Result<_, Error>>()?
+    };
+    let mut changes = RuleChanges::default();
+    for (index, &code) in fresh.iter().enumerate() {
+        let result = DrawWdl::from_code(code);
+        match result {
+            Some(DrawWdl::CursedWin) => changes.cursed_wins += 1,
+            Some(DrawWdl::BlessedLoss) => changes.blessed_losses += 1,
+            _ => continue,
+        }
+        if changes.first.len() < limit {
+            let by = draw
+                .counters
+                .iter()
+                .zip(&alone)
+                .filter(|(_, results)| results[index] == code)
+                .map(|(counter, _)| counter.id)
+                .collect();
+            changes.first.push(RuleChange {
+                index: index as u64,
+                result: result.unwrap_or(DrawWdl::Draw),
+                by,
+            });
+        }
+    }
+    Ok(changes)
+}
+
 /// The longest requirement in plies among the positions won with fresh counts (see
 /// [`DrawStats::longest_win`]). The entry of a threshold-of-`A` plane and of a distance plane
 /// is that requirement; in `A × Z` layers it is the least layer `k` whose entry the fresh `Z`

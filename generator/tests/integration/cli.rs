@@ -456,6 +456,39 @@ fn stats_count_what_the_rules_and_each_rule_alone_turn_into_draws() {
         "{}",
         stdout(&out)
     );
+    // `dtb find` lists those positions: as many as counted, each saved by the diagonal rule.
+    let out = dtb(&[
+        "find",
+        "--variant",
+        "russian",
+        "--dir",
+        d,
+        "--table",
+        "KvKKK",
+        "--rule-changes",
+        "--limit",
+        "100000",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let found: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(n(&found["blessed_losses"]), blessed);
+    assert_eq!(n(&found["cursed_wins"]), 0);
+    let first = found["first"].as_array().unwrap();
+    assert_eq!(first.len() as u64, blessed);
+    for change in first {
+        assert_eq!(change["result"], "blessed-loss", "{change}");
+        assert_eq!(
+            change["by"],
+            serde_json::json!(["r4-long-diagonal"]),
+            "{change}"
+        );
+    }
+    // The probe agrees on the first.
+    let fen = first[0]["fen"].as_str().unwrap();
+    let out = dtb(&["probe", "--variant", "russian", "--dir", d, "--json", fen]);
+    let probe: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(probe["result"], "blessed-loss", "{fen}");
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! `dtb find`: facts of one table for people who check endgame theory: its longest wins with
-//! their lines, and its mutual zugzwangs.
+//! their lines, its mutual zugzwangs, and the positions the counted draw rules change.
 
 use std::path::Path;
 
-use dprobe::{index::Signature, Color, Position, Tablebase, Variant};
+use dprobe::format::{draw_table_path, DrawFile};
+use dprobe::{index::Signature, Color, DrawRules, Position, Tablebase, Variant};
+use draughts_generator::draw::stats::rule_changes;
 use draughts_generator::pure::find::{longest_wins, zugzwangs};
 use draughts_generator::pure::tableset::TableSet;
 
@@ -16,6 +18,8 @@ pub enum Query {
     Longest(usize),
     /// The mutual zugzwangs, the first N listed.
     Zugzwangs(usize),
+    /// The positions the counted rules change, the first N listed.
+    RuleChanges(usize, DrawRules),
 }
 
 pub fn find(
@@ -122,6 +126,57 @@ pub fn find(
                             dprobe::Wdl::Loss => "lose",
                         }
                     );
+                }
+            }
+        }
+        Query::RuleChanges(limit, draw) => {
+            let path = draw_table_path(dir, variant.moves.id, &draw, signature);
+            let file = DrawFile::open(&path).map_err(|e| {
+                CliError::Message(format!(
+                    "{e}; build the rule tables with `dtb generate --variant {variant} --pieces {} --dir {}`",
+                    signature.pieces(),
+                    dir.display()
+                ))
+            })?;
+            let changes = rule_changes(&file, &draw, limit)?;
+            let rows: Vec<(String, &str, String)> = changes
+                .first
+                .iter()
+                .map(|c| {
+                    let by = if c.by.is_empty() {
+                        "only several counters together".to_string()
+                    } else {
+                        c.by.join(", ")
+                    };
+                    (fen_of(variant, &signature, c.index), c.result.name(), by)
+                })
+                .collect();
+            if json {
+                let first: Vec<serde_json::Value> = changes
+                    .first
+                    .iter()
+                    .zip(&rows)
+                    .map(|(c, (fen, result, _))| {
+                        serde_json::json!({"fen": fen, "result": result, "by": c.by})
+                    })
+                    .collect();
+                let object = serde_json::json!({
+                    "table": signature.to_string(),
+                    "draw_rules": draw.directory_name(),
+                    "cursed_wins": changes.cursed_wins,
+                    "blessed_losses": changes.blessed_losses,
+                    "first": first,
+                });
+                out!("{}", serde_json::to_string_pretty(&object)?);
+            } else {
+                out!(
+                    "{signature} under the {} draw rules: {} cursed wins, {} blessed losses (White to move)",
+                    draw.directory_name(),
+                    changes.cursed_wins,
+                    changes.blessed_losses
+                );
+                for (fen, result, by) in rows {
+                    out!("  {fen}  {result}  by {by}");
                 }
             }
         }

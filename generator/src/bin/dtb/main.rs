@@ -141,7 +141,11 @@ enum Command {
     },
     /// Facts of one table for checking endgame theory: its longest wins with their lines, or
     /// its mutual zugzwangs (where the side to move does worse than if the other side moved).
-    #[command(group(clap::ArgGroup::new("query").required(true).args(["longest", "zugzwangs"])))]
+    #[command(group(
+        clap::ArgGroup::new("query")
+            .required(true)
+            .args(["longest", "zugzwangs", "rule_changes"])
+    ))]
     Find {
         #[command(flatten)]
         tables: Tables,
@@ -154,9 +158,16 @@ enum Command {
         /// The mutual zugzwangs: how many of each kind, and the first ones (`--limit`).
         #[arg(long)]
         zugzwangs: bool,
-        /// How many zugzwangs to list.
+        /// The positions whose result the counted draw rules change (cursed wins, blessed
+        /// losses), with the counters that change each on their own.
+        #[arg(long)]
+        rule_changes: bool,
+        /// How many zugzwangs or rule changes to list.
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// The counted draw rules of `--rule-changes`.
+        #[command(flatten)]
+        rules: DrawChoice,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -327,13 +338,16 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             tables: Tables { variant, dir },
             table,
             longest,
-            zugzwangs: _,
+            zugzwangs,
+            rule_changes,
             limit,
+            rules,
             json,
         } => {
-            let query = match longest {
-                Some(count) => find::Query::Longest(count),
-                None => find::Query::Zugzwangs(limit),
+            let query = match (longest, zugzwangs, rule_changes) {
+                (Some(count), ..) => find::Query::Longest(count),
+                (_, true, _) => find::Query::Zugzwangs(limit),
+                _ => find::Query::RuleChanges(limit, rules.rules(&variant)?),
             };
             find::find(&variant, &dir, &table, query, json)?;
         }
