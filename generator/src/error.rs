@@ -59,6 +59,18 @@ pub enum Error {
         /// The raw file's value there.
         value: Option<dprobe::Value>,
     },
+    /// A unit of a build plan reads a table whose unit has not run yet.
+    #[error(
+        "unit {unit} reads table {table} ({path}), which is not built yet: run its unit first (`dtb plan` gives the order)"
+    )]
+    UnitNotReady {
+        /// The unit asked for.
+        unit: String,
+        /// The table it lacks.
+        table: Signature,
+        /// Where that table's published file was looked for.
+        path: PathBuf,
+    },
     /// A unit id that the build plan does not have.
     #[error("no unit {unit} in the plan up to {pieces} pieces; `dtb plan` lists the units")]
     UnknownUnit {

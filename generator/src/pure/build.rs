@@ -305,7 +305,7 @@ pub fn generate_with(
 ///
 /// # Errors
 ///
-/// [`Error::UnknownUnit`] for an id not in the plan of `pieces` pieces; [`Error::Missing`]
+/// [`Error::UnknownUnit`] for an id not in the plan of `pieces` pieces; [`Error::UnitNotReady`]
 /// naming a table the unit reads that is not there (its unit has not run); what stops a build.
 pub fn generate_unit(
     dir: &Path,
@@ -327,8 +327,9 @@ pub fn generate_unit(
     for target in pair.iter().flat_map(|&s| move_targets(s)) {
         let there = is_published(dir, rules, target) || is_complete(dir, rules, target);
         if !pair.contains(&target) && !there {
-            return Err(Error::Missing {
-                signature: target,
+            return Err(Error::UnitNotReady {
+                unit: unit.to_string(),
+                table: target,
                 path: table_path(dir, rules.id, target, TableKind::Wdl),
             });
         }

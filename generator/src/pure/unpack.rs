@@ -57,14 +57,11 @@ pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> 
             .par_chunks_mut(2 * per_block)
             .enumerate()
             .map_init(
-                || (Vec::new(), Vec::new(), Vec::new()),
-                |(wdl_symbols, dtw_symbols, moves), (block, out)| {
+                || (Vec::new(), DtwBlock::default(), Vec::new()),
+                |(wdl_symbols, dtw_block, moves), (block, out)| {
                     let first = wdl.block_symbols(block as u32, wdl_symbols)?;
                     let range = first..first + wdl_symbols.len() as u64;
                     let mut stats = TableStats::default();
-                    // The `.dtw` block decoded last (none yet in this block).
-                    dtw_symbols.clear();
-                    let mut dtw_first = 0;
                     for ((i, board), slot) in range
                         .clone()
                         .zip(index.boards(range))
@@ -85,14 +82,7 @@ pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> 
                             match TableKind::Wdl.wdl_of(symbol) {
                                 Some(Wdl::Draw) => Value::Draw,
                                 wdl_value => {
-                                    let per_dtw = u64::from(dtw.header().positions_per_block);
-                                    if !(dtw_first..dtw_first + dtw_symbols.len() as u64)
-                                        .contains(&i)
-                                    {
-                                        dtw_first =
-                                            dtw.block_symbols((i / per_dtw) as u32, dtw_symbols)?;
-                                    }
-                                    let value = dtw_value(dtw_symbols[(i - dtw_first) as usize]);
+                                    let value = dtw_value(dtw_block.symbol(&dtw, i)?);
                                     if Some(value.wdl()) != wdl_value {
                                         return Err(Error::Invariant(format!(
                                             "{} and {} disagree at position {i}",
@@ -117,6 +107,27 @@ pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> 
             .into_iter()
             .fold(TableStats::default(), TableStats::merge))
     })
+}
+
+/// The decoded `.dtw` block a thread reads from: `.dtw` blocks hold fewer positions than `.wdl`
+/// blocks, so one `.wdl` block's positions span several.
+#[derive(Default)]
+struct DtwBlock {
+    /// The index of its first position.
+    first: u64,
+    /// Its symbols (none before the first read).
+    symbols: Vec<u16>,
+}
+
+impl DtwBlock {
+    /// The symbol of position `index`, decoding its block if it is not this one.
+    fn symbol(&mut self, dtw: &TableFile, index: u64) -> Result<u16, Error> {
+        if !(self.first..self.first + self.symbols.len() as u64).contains(&index) {
+            let per_block = u64::from(dtw.header().positions_per_block);
+            self.first = dtw.block_symbols((index / per_block) as u32, &mut self.symbols)?;
+        }
+        Ok(self.symbols[(index - self.first) as usize])
+    }
 }
 
 /// The best value among the moves (captures) of `board` for the side that plays them, from the

@@ -105,7 +105,11 @@ fn a_unit_refuses_to_start_before_the_tables_it_reads_and_unknown_units() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(text(&out).contains("missing table KvK "), "{}", text(&out));
+    assert!(
+        text(&out).contains("unit KvKK reads table KvK ("),
+        "{}",
+        text(&out)
+    );
     for unknown in ["KvQ", "KKKvK", ""] {
         let out = dtb(&[&generate[..], &[unknown]].concat(), dir.path())
             .output()

@@ -265,6 +265,24 @@ pub unsafe extern "C" fn dprobe_probe_wdl(
     white_to_move: c_int,
     wdl: *mut c_int,
 ) -> c_int {
+    let bitboards = [white_men, white_kings, black_men, black_kings];
+    // SAFETY: as the caller promises.
+    unsafe { wdl_by(tb, bitboards, white_to_move, wdl, Tablebase::probe_wdl) }
+}
+
+/// The body of the two WDL probes by bitboards, `probe` the one that answers.
+///
+/// # Safety
+///
+/// As [`dprobe_probe_wdl`].
+#[inline(always)]
+unsafe fn wdl_by(
+    tb: *const Handle,
+    [white_men, white_kings, black_men, black_kings]: [u32; 4],
+    white_to_move: c_int,
+    wdl: *mut c_int,
+    probe: impl Fn(&Tablebase, &Position) -> Result<Wdl, dprobe::ProbeError>,
+) -> c_int {
     guard(|| {
         // SAFETY: as the caller promises.
         let (tb, wdl) = unsafe { (handle(tb)?, out(wdl, "wdl")?) };
@@ -275,7 +293,7 @@ pub unsafe extern "C" fn dprobe_probe_wdl(
             black_kings,
             white_to_move,
         );
-        *wdl = wdl_code(tb.tables.probe_wdl(&position)?);
+        *wdl = wdl_code(probe(&tb.tables, &position)?);
         Ok(error::DPROBE_OK)
     })
 }
@@ -296,19 +314,17 @@ pub unsafe extern "C" fn dprobe_probe_wdl_cached(
     white_to_move: c_int,
     wdl: *mut c_int,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: as the caller promises.
-        let (tb, wdl) = unsafe { (handle(tb)?, out(wdl, "wdl")?) };
-        let position = tb.position(
-            white_men,
-            white_kings,
-            black_men,
-            black_kings,
+    let bitboards = [white_men, white_kings, black_men, black_kings];
+    // SAFETY: as the caller promises.
+    unsafe {
+        wdl_by(
+            tb,
+            bitboards,
             white_to_move,
-        );
-        *wdl = wdl_code(tb.tables.probe_wdl_cached(&position)?);
-        Ok(error::DPROBE_OK)
-    })
+            wdl,
+            Tablebase::probe_wdl_cached,
+        )
+    }
 }
 
 /// Loads every block of every `.wdl` table of up to `max_pieces` pieces into the cache, the
