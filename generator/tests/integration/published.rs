@@ -43,6 +43,22 @@ pub(crate) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     found
 }
 
+/// Asserts that two folders' files (as [`files`] reads them) have the same names and bytes.
+pub(crate) fn assert_same_files(
+    expected: &BTreeMap<String, Vec<u8>>,
+    found: &BTreeMap<String, Vec<u8>>,
+    context: &str,
+) {
+    assert_eq!(
+        found.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "{context}"
+    );
+    for (name, bytes) in expected {
+        assert!(found[name] == *bytes, "{context}: {name} differs");
+    }
+}
+
 fn names_ending(files: &BTreeMap<String, Vec<u8>>, ending: &str) -> Vec<String> {
     files
         .keys()
@@ -131,14 +147,8 @@ fn a_set_of_published_files_is_extended_to_the_bytes_of_a_build_from_scratch() {
         let smaller = files(extended.path());
         assert_eq!(names_ending(&smaller, ".dtr"), Vec::<String>::new());
         build(extended.path(), &variant, 4, false);
-        let (scratch, extended_files) = (files(scratch.path()), files(extended.path()));
-        assert_eq!(
-            scratch.keys().collect::<Vec<_>>(),
-            extended_files.keys().collect::<Vec<_>>()
-        );
-        for (name, bytes) in &scratch {
-            assert!(extended_files[name] == *bytes, "{variant}: {name} differs");
-        }
+        let extended_files = files(extended.path());
+        assert_same_files(&files(scratch.path()), &extended_files, variant.name);
         // The smaller tables were read, not written again.
         for (name, bytes) in &smaller {
             assert!(
@@ -191,16 +201,6 @@ fn a_killed_build_resumes_to_the_bytes_of_an_uninterrupted_one() {
             killed_before_the_end,
             "the build ended before it was killed: {kills:?}"
         );
-        assert_eq!(
-            resumed.keys().collect::<Vec<_>>(),
-            expected.keys().collect::<Vec<_>>(),
-            "killed after {kills:?} ms"
-        );
-        for (name, bytes) in &expected {
-            assert!(
-                resumed[name] == *bytes,
-                "killed after {kills:?} ms: {name} differs"
-            );
-        }
+        assert_same_files(&expected, &resumed, &format!("killed after {kills:?} ms"));
     }
 }

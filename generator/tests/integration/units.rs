@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::published::files;
+use crate::published::{assert_same_files, files};
 
 fn dtb(args: &[&str], dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_dtb"));
@@ -73,14 +73,8 @@ fn units_run_as_separate_processes_give_the_bytes_of_a_whole_build() {
         waves += 1;
     }
     assert!(waves < units.len(), "some units ran side by side");
-    let (expected, built) = (files(scratch.path()), files(dir.path()));
-    assert_eq!(
-        built.keys().collect::<Vec<_>>(),
-        expected.keys().collect::<Vec<_>>()
-    );
-    for (name, bytes) in &expected {
-        assert!(built[name] == *bytes, "{name} differs");
-    }
+    let built = files(dir.path());
+    assert_same_files(&files(scratch.path()), &built, "units");
     // A unit run again (a job resubmitted) leaves its files as they are.
     let again = dtb(&[&generate[..], &["--unit", "KvKK"]].concat(), dir.path())
         .output()
