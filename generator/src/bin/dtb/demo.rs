@@ -12,7 +12,7 @@ use crate::probe::{probe, Counts, DrawRequest};
 
 /// The ending `dtb demo` shows: three kings against one, the lone king off the long diagonal
 /// (Petrov's triangle wins it); this is the longest such win, 25 plies.
-const DEMO_FEN: &str = "W:WK21,K26,K30:BK31";
+pub const DEMO_FEN: &str = "W:WK21,K26,K30:BK31";
 
 pub fn demo(dir: &Path) -> Result<(), CliError> {
     let variant = Variant::RUSSIAN;

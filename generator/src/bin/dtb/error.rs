@@ -33,6 +33,27 @@ pub enum CliError {
         /// Why rayon refused.
         source: rayon::ThreadPoolBuildError,
     },
+    /// The folder holds no table of the variant's rules.
+    #[error(
+        "no {rules} table files in {dir}; run `dtb generate --variant {variant} --pieces N --dir {dir}` first",
+        dir = dir.display()
+    )]
+    NoTables {
+        /// The move-rule set's name.
+        rules: &'static str,
+        /// The folder.
+        dir: std::path::PathBuf,
+        /// The variant asked for.
+        variant: String,
+    },
+    /// The explorer's server could not listen on its address.
+    #[error("cannot serve on {address}: {source}; choose another --port or --bind")]
+    Listen {
+        /// The address asked for.
+        address: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
     /// Writing JSON output failed.
     #[error(transparent)]
     Json(#[from] serde_json::Error),

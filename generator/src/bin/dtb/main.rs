@@ -33,6 +33,7 @@ mod info;
 mod perft;
 mod plan;
 mod probe;
+mod serve;
 mod stats;
 mod verify;
 
@@ -210,6 +211,19 @@ enum Command {
         /// The position, a PDN FEN string in the variant's numbering.
         fen: String,
     },
+    /// Serve a web explorer of the tables: a board to set up positions on, every move with its
+    /// value, the best line, theory queries, and the JSON API behind them.
+    Serve {
+        /// The folder of the tables (every variant's found there is served).
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// The address to listen on (0.0.0.0: every network interface).
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// The port to listen on (0: any free port; the address is printed).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+    },
     /// Print the header of a compressed table file and check its checksums.
     Info {
         /// A `.wdl` or `.dtw` file.
@@ -386,6 +400,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             };
             probe::probe(&variant, &dir, &fen, json, line, &request)?;
         }
+        Command::Serve { dir, bind, port } => serve::serve(&dir, bind, port)?,
         Command::Info { file } => return info::info(&file),
     }
     Ok(ExitCode::SUCCESS)

@@ -6,7 +6,10 @@ use std::path::Path;
 
 use dprobe::draw::{CountsError, DrawPreset};
 use dprobe::index::Signature;
-use dprobe::{Color, DrawCounts, DrawRules, Position, ProbeError, Tablebase, Variant};
+use dprobe::{
+    Color, DrawCounts, DrawProbe, DrawRules, DrawWdl, Move, Position, ProbeError, Tablebase, Value,
+    Variant, Wdl,
+};
 
 use crate::error::CliError;
 
@@ -42,57 +45,88 @@ pub struct DrawRequest {
     pub counts: Counts,
 }
 
-/// Prints the position, its value and its moves' (as JSON with `json`), and the principal
-/// variation with `line`.
-pub fn probe(
+/// Opens the tables of `variant` in `dir` under the draw rules `rules`; fails if the folder
+/// holds none.
+pub fn open_tables(
     variant: &Variant,
     dir: &Path,
-    fen: &str,
-    json: bool,
-    line: bool,
-    request: &DrawRequest,
-) -> Result<(), CliError> {
-    let position = Position::from_fen(fen, variant)?;
+    rules: &DrawRules,
+) -> Result<Tablebase, CliError> {
     let mut tables = Tablebase::new(*variant);
-    tables.set_draw_rules(request.rules.clone())?;
-    let found = tables.add_directory(dir)?;
-    if found == 0 {
-        return Err(CliError::Message(format!(
-            "no {} table files in {}; run `dtb generate --variant {variant} --pieces N --dir {}` \
-             first",
-            variant.moves.id.name(),
-            dir.display(),
-            dir.display()
-        )));
+    tables.set_draw_rules(rules.clone())?;
+    if tables.add_directory(dir)? == 0 {
+        return Err(CliError::NoTables {
+            rules: variant.moves.id.name(),
+            dir: dir.to_path_buf(),
+            variant: variant.to_string(),
+        });
     }
+    Ok(tables)
+}
+
+/// One legal move and its values.
+struct MoveReport {
+    mv: Move,
+    value: Value,
+    /// The position after the move.
+    fen: String,
+    /// Under the counted rules: the result with the counts at their start, with the counts
+    /// given, and the counts after the move (to probe the next position with).
+    draw: Option<(DrawWdl, Wdl, String)>,
+}
+
+/// One move of the principal variation.
+struct LineStep {
+    mv: String,
+    /// The position after it.
+    fen: String,
+    /// The running counts after it, under the counted rules.
+    counts: Option<String>,
+}
+
+/// Everything `dtb probe` (and the explorer's API) says of a position.
+pub struct Report {
+    position: Position,
+    value: Value,
+    /// Best first.
+    moves: Vec<MoveReport>,
+    /// The value under the counted rules; `None` without rules, the reason where their tables
+    /// are not built (then only the pure values are given).
+    draw: Option<Result<(DrawRules, DrawProbe), ProbeError>>,
+    /// The principal variation; `None` if not asked for.
+    line: Option<Vec<LineStep>>,
+}
+
+/// Probes `fen` in `tables` with the running counts given, and the principal variation with
+/// `line`.
+pub fn report(
+    tables: &Tablebase,
+    fen: &str,
+    counts: &Counts,
+    line: bool,
+) -> Result<Report, CliError> {
+    let variant = tables.variant();
+    let position = Position::from_fen(fen, variant)?;
     let value = tables.probe_dtw(&position)?;
     let moves = tables.probe_moves(&position)?;
-    let pv = if line {
-        tables.principal_variation(&position)?
-    } else {
-        Vec::new()
-    };
-    let given: Vec<(&str, Option<u16>)> = request
-        .counts
-        .0
-        .iter()
-        .map(|(id, n)| (id.as_str(), *n))
-        .collect();
+    let given: Vec<(&str, Option<u16>)> =
+        counts.0.iter().map(|(id, n)| (id.as_str(), *n)).collect();
+    let rules = tables.draw_rules();
     let probed = |counts: &DrawCounts| {
         let found = tables.probe_draw(&position, counts)?;
-        Ok::<_, ProbeError>((found, tables.draw_moves(&position, counts)?))
+        Ok::<_, ProbeError>((found, tables.draw_moves(&position, counts)?, *counts))
     };
     // Values under the counted rules: absent if there are none, or their tables are not built
     // (then only the pure value is shown, with the reason), an error for bad counts.
-    let draw_results = if request.rules.preset == DrawPreset::None {
+    let draw = if rules.preset == DrawPreset::None {
         None
     } else {
-        let results = match DrawCounts::from_ids(tables.draw_rules(), &given) {
+        let results = match DrawCounts::from_ids(rules, &given) {
             Ok(counts) => probed(&counts),
             // A counter the rules lack: reported, after what the probe checks first, as one the
             // material lacks, with the material's counters.
             Err(e) => probed(&DrawCounts::new())
-                .and_then(|_| Err(in_material(e, tables.draw_rules(), &position).into())),
+                .and_then(|_| Err(in_material(e, rules, &position).into())),
         };
         match results {
             Ok(found) => Some(Ok(found)),
@@ -103,39 +137,110 @@ pub fn probe(
             Err(e) => return Err(e.into()),
         }
     };
-    let mut pv_text = Vec::new();
-    let mut at = position;
-    for mv in &pv {
-        pv_text.push(at.move_to_string(variant, mv));
-        at = at.play(mv);
+    let line = if line {
+        // The counts run along the line too, where the rules' tables are there to read them.
+        let mut counts = match &draw {
+            Some(Ok((.., counts))) => Some(*counts),
+            _ => None,
+        };
+        let mut at = position;
+        let mut steps = Vec::new();
+        for mv in tables.principal_variation(&position)? {
+            let text = at.move_to_string(variant, &mv);
+            if let Some(counts) = &mut counts {
+                counts.play(rules, &at.board(), &at.orient_move(&mv));
+            }
+            at = at.play(&mv);
+            steps.push(LineStep {
+                mv: text,
+                fen: at.to_fen(variant),
+                counts: counts.map(|c| counts_text(rules, &c)),
+            });
+        }
+        Some(steps)
+    } else {
+        None
+    };
+    let board = position.board();
+    let moves = moves
+        .into_iter()
+        .map(|(mv, value)| {
+            let draw = match &draw {
+                Some(Ok((_, draw_moves, counts))) => {
+                    draw_moves.iter().find(|r| r.mv == mv).map(|r| {
+                        let mut after = *counts;
+                        after.play(rules, &board, &position.orient_move(&mv));
+                        (r.result, r.now, counts_text(rules, &after))
+                    })
+                }
+                _ => None,
+            };
+            MoveReport {
+                mv,
+                value,
+                fen: position.play(&mv).to_fen(variant),
+                draw,
+            }
+        })
+        .collect();
+    Ok(Report {
+        position,
+        value,
+        moves,
+        draw: draw.map(|found| found.map(|(probe, ..)| (rules.clone(), probe))),
+        line,
+    })
+}
+
+/// Running counts as `--counts` takes them: `id=plies` (or `id=none`) for every counter not
+/// at its start.
+fn counts_text(rules: &DrawRules, counts: &DrawCounts) -> String {
+    let mut items = Vec::new();
+    for (k, counter) in rules.counters.iter().enumerate() {
+        if let Some(plies) = counts.count(k) {
+            items.push(format!(
+                "{}={}",
+                counter.id,
+                plies.map_or("none".to_string(), |p| p.to_string())
+            ));
+        }
     }
-    if json {
-        let moves: Vec<serde_json::Value> = moves
+    items.join(",")
+}
+
+impl Report {
+    /// The report as `dtb probe --json` prints it and the explorer's API returns it.
+    pub fn to_json(&self, variant: &Variant) -> serde_json::Value {
+        let numbering = variant.notation.numbering;
+        let moves: Vec<serde_json::Value> = self
+            .moves
             .iter()
-            .map(|(mv, v)| {
+            .map(|m| {
                 let mut object = serde_json::json!({
-                    "move": position.move_to_string(variant, mv),
-                    "wdl": v.wdl().name(),
-                    "dtw": v.distance(),
+                    "move": self.position.move_to_string(variant, &m.mv),
+                    "from": numbering.number(m.mv.from),
+                    "to": numbering.number(m.mv.to),
+                    "fen": m.fen,
+                    "wdl": m.value.wdl().name(),
+                    "dtw": m.value.distance(),
                 });
-                if let Some(Ok((_, draw_moves))) = &draw_results {
-                    if let Some(r) = draw_moves.iter().find(|r| r.mv == *mv) {
-                        object["result"] = serde_json::json!(r.result.name());
-                        object["result_now"] = serde_json::json!(r.now.name());
-                    }
+                if let Some((result, now, counts)) = &m.draw {
+                    object["result"] = serde_json::json!(result.name());
+                    object["result_now"] = serde_json::json!(now.name());
+                    object["counts"] = serde_json::json!(counts);
                 }
                 object
             })
             .collect();
         let mut object = serde_json::json!({
-            "fen": position.to_fen(variant),
-            "wdl": value.wdl().name(),
-            "dtw": value.distance(),
+            "fen": self.position.to_fen(variant),
+            "wdl": self.value.wdl().name(),
+            "dtw": self.value.distance(),
             "moves": moves,
         });
-        match &draw_results {
-            Some(Ok((probe, _))) => {
-                object["draw_rules"] = serde_json::json!(request.rules.directory_name());
+        match &self.draw {
+            Some(Ok((rules, probe))) => {
+                object["draw_rules"] = serde_json::json!(rules.directory_name());
                 object["result"] = serde_json::json!(probe.result.name());
                 object["result_now"] = serde_json::json!(probe.now.name());
                 object["budgets"] = serde_json::json!({
@@ -149,59 +254,92 @@ pub fn probe(
             }
             None => {}
         }
-        if line {
-            object["line"] = serde_json::json!(pv_text);
+        if let Some(line) = &self.line {
+            let moves: Vec<&str> = line.iter().map(|step| step.mv.as_str()).collect();
+            let fens: Vec<&str> = line.iter().map(|step| step.fen.as_str()).collect();
+            object["line"] = serde_json::json!(moves);
+            object["line_fens"] = serde_json::json!(fens);
+            if let Some(counts) = line
+                .iter()
+                .map(|step| step.counts.as_deref())
+                .collect::<Option<Vec<_>>>()
+            {
+                object["line_counts"] = serde_json::json!(counts);
+            }
         }
-        out!("{}", serde_json::to_string_pretty(&object)?);
-        return Ok(());
+        object
     }
-    let side = match position.side_to_move {
-        Color::White => "White",
-        Color::Black => "Black",
-    };
-    out!("{}", position.diagram(variant).trim_end());
-    out!("{}", position.to_fen(variant));
-    out!("{side} to move: {value} (pure game)");
-    match &draw_results {
-        Some(Ok((probe, _))) => {
+
+    /// Prints the report as text: the diagram, the values, the moves and the line.
+    pub fn print(&self, variant: &Variant) {
+        let position = &self.position;
+        let side = match position.side_to_move {
+            Color::White => "White",
+            Color::Black => "Black",
+        };
+        out!("{}", position.diagram(variant).trim_end());
+        out!("{}", position.to_fen(variant));
+        out!("{side} to move: {} (pure game)", self.value);
+        match &self.draw {
+            Some(Ok((rules, probe))) => {
+                out!(
+                    "under the {} draw rules: {} with every count at its start; {} with the \
+                     counts given (plies left: A {}, Z {})",
+                    rules.directory_name(),
+                    probe.result,
+                    probe.now,
+                    probe.state.a.map_or("-".into(), |a| a.to_string()),
+                    probe.state.z.map_or("-".into(), |z| z.to_string()),
+                );
+            }
+            Some(Err(reason)) => out!("under the counted draw rules: unavailable ({reason})"),
+            None => {}
+        }
+        if self.moves.is_empty() {
+            out!("no legal move: {side} has lost");
+        }
+        for m in &self.moves {
+            let rules = m.draw.as_ref().map_or(String::new(), |(result, now, _)| {
+                format!("  rules: {result}, now {now}")
+            });
             out!(
-                "under the {} draw rules: {} with every count at its start; {} with the counts \
-                 given (plies left: A {}, Z {})",
-                request.rules.directory_name(),
-                probe.result,
-                probe.now,
-                probe.state.a.map_or("-".into(), |a| a.to_string()),
-                probe.state.z.map_or("-".into(), |z| z.to_string()),
+                "  {:<16} {:<18}{rules}",
+                position.move_to_string(variant, &m.mv),
+                m.value.to_string()
             );
         }
-        Some(Err(reason)) => out!("under the counted draw rules: unavailable ({reason})"),
-        None => {}
-    }
-    if moves.is_empty() {
-        out!("no legal move: {side} has lost");
-    }
-    for (mv, v) in &moves {
-        let rules = match &draw_results {
-            Some(Ok((_, draw_moves))) => draw_moves
-                .iter()
-                .find(|r| r.mv == *mv)
-                .map_or(String::new(), |r| {
-                    format!("  rules: {}, now {}", r.result, r.now)
-                }),
-            _ => String::new(),
-        };
-        out!(
-            "  {:<16} {:<18}{rules}",
-            position.move_to_string(variant, mv),
-            v.to_string()
-        );
-    }
-    if line {
-        if pv_text.is_empty() {
-            out!("line: none (a draw never ends)");
-        } else {
-            out!("line: {}", pv_text.join(" "));
+        if let Some(line) = &self.line {
+            if line.is_empty() {
+                out!("line: none (a draw never ends)");
+            } else {
+                let moves: Vec<&str> = line.iter().map(|step| step.mv.as_str()).collect();
+                out!("line: {}", moves.join(" "));
+            }
         }
+    }
+}
+
+/// Prints the position, its value and its moves' (as JSON with `json`), and the principal
+/// variation with `line`.
+pub fn probe(
+    variant: &Variant,
+    dir: &Path,
+    fen: &str,
+    json: bool,
+    line: bool,
+    request: &DrawRequest,
+) -> Result<(), CliError> {
+    // The position is read first: a bad string is reported before the folder is looked at.
+    Position::from_fen(fen, variant)?;
+    let tables = open_tables(variant, dir, &request.rules)?;
+    let report = report(&tables, fen, &request.counts, line)?;
+    if json {
+        out!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_json(variant))?
+        );
+    } else {
+        report.print(variant);
     }
     Ok(())
 }
