@@ -18,7 +18,11 @@ const CHUNK: usize = 16 << 10;
 fn compressed(bytes: &[u8]) -> usize {
     bytes
         .chunks(CHUNK)
-        .map(|chunk| zstd::bulk::compress(chunk, 9).expect("zstd compresses").len())
+        .map(|chunk| {
+            zstd::bulk::compress(chunk, 9)
+                .expect("zstd compresses")
+                .len()
+        })
         .sum()
 }
 

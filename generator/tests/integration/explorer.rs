@@ -204,7 +204,7 @@ fn the_api_answers_what_dtb_find_prints() {
 type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16, &'a str);
 
 #[test]
-fn bad_requests_get_400_and_missing_tables_404_and_the_server_goes_on() {
+fn bad_requests_get_400_missing_tables_404_damaged_files_500_and_the_server_goes_on() {
     // A set with a table missing: KMvK's pure files and rule table removed.
     let dir = tempfile::tempdir().unwrap();
     let out = dtb()
@@ -222,6 +222,13 @@ fn bad_requests_get_400_and_missing_tables_404_and_the_server_goes_on() {
         }
     }
     assert!(removed >= 2, "KMvK's files were found");
+    // And one damaged: KKvK's WDL file cut short.
+    let damaged = walk(dir.path())
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "KKvK.wdl"))
+        .unwrap();
+    let bytes = std::fs::read(&damaged).unwrap();
+    std::fs::write(&damaged, &bytes[..bytes.len() - 5]).unwrap();
     let server = Server::start(dir.path());
     let russian = ("variant", "russian");
     let cases: [Case; 12] = [
@@ -312,6 +319,12 @@ fn bad_requests_get_400_and_missing_tables_404_and_the_server_goes_on() {
     );
     assert_eq!(status, 404, "{answer}");
     assert!(answer["error"].as_str().unwrap().contains("KMvK"));
+    let (status, answer) = server.get("/api/probe", &[russian, ("fen", "W:WK21,K22:BK1")]);
+    assert_eq!(status, 500, "{answer}");
+    assert!(
+        answer["error"].as_str().unwrap().contains("KKvK.wdl"),
+        "{answer}"
+    );
     let (status, answer) = server.get("/no/such/page", &[]);
     assert_eq!(status, 404);
     assert!(answer["error"].is_string());

@@ -5,6 +5,7 @@
 use crate::draw::state::{min_opt, min_opt_clamped, role, Role};
 use crate::draw::{
     ConditionShape, DrawCounter, DrawRules, DrawState, Limit, LimitOutcome, MaterialShape, Strong,
+    UnsupportedDrawRules,
 };
 use crate::index::Signature;
 use crate::rules::{Board, Move};
@@ -243,20 +244,76 @@ pub fn state_from_counts(
     board: &Board,
     counts: &DrawCounts,
 ) -> Result<DrawState, CountsError> {
-    state_with(rules, board, counts, false)
+    let material = MaterialCounters::for_counts(rules, Signature::of(board))?;
+    state_with(rules, &material, board, counts, false)
 }
 
-/// As [`state_from_counts`]; `set_aside`: a counter read with [`LimitOutcome::PureValue`] is
-/// checked but left out of the state (as it is where its count has passed its limit).
+/// What the counters of some draw rules make of one material: the strong side of each counter
+/// that applies, and whether its `Z` budget is dominated ([`MaterialShape::of`]). Worked out
+/// once per material: the probe keeps one with each rule table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MaterialCounters {
+    signature: Signature,
+    /// By the counter's place in the rules.
+    strong: [Option<Strong>; MAX_COUNTERS],
+    z_dropped: bool,
+}
+
+impl MaterialCounters {
+    /// The counters of `rules` on `signature`'s material.
+    pub(crate) fn of(
+        rules: &DrawRules,
+        signature: Signature,
+    ) -> Result<MaterialCounters, UnsupportedDrawRules> {
+        let shape = MaterialShape::of(rules, signature)?;
+        let mut strong = [None; MAX_COUNTERS];
+        for (side, counter) in strong.iter_mut().zip(&rules.counters) {
+            *side = counter.material.strong_side(&signature);
+        }
+        Ok(MaterialCounters {
+            signature,
+            strong,
+            z_dropped: shape.z_full.is_none(),
+        })
+    }
+
+    /// As [`MaterialCounters::of`], with rules the tables do not implement reported as counts
+    /// that cannot be read.
+    fn for_counts(rules: &DrawRules, signature: Signature) -> Result<Self, CountsError> {
+        MaterialCounters::of(rules, signature).map_err(|e| CountsError::Inconsistent(e.to_string()))
+    }
+
+    /// Whether the pure result `pure` sets a counter aside ([`DrawRules::set_aside`]).
+    fn sets_aside(&self, rules: &DrawRules, pure: Wdl) -> bool {
+        rules
+            .counters
+            .iter()
+            .zip(&self.strong)
+            .any(|(counter, strong)| {
+                let strong_wins = match strong {
+                    Some(Strong::Mover) => pure == Wdl::Win,
+                    Some(Strong::Opponent) => pure == Wdl::Loss,
+                    _ => false,
+                };
+                strong_wins && counter.limit_outcome == LimitOutcome::PureValue
+            })
+    }
+}
+
+/// As [`state_from_counts`], for a board of `material`; `set_aside`: a counter read with
+/// [`LimitOutcome::PureValue`] is checked but left out of the state (as it is where its count
+/// has passed its limit).
 fn state_with(
     rules: &DrawRules,
+    material: &MaterialCounters,
     board: &Board,
     counts: &DrawCounts,
     set_aside: bool,
 ) -> Result<DrawState, CountsError> {
-    let signature = Signature::of(board);
+    let signature = material.signature;
+    debug_assert_eq!(signature, Signature::of(board));
     for (k, counter) in rules.counters.iter().enumerate() {
-        if counts.count(k).is_some() && counter.material.strong_side(&signature).is_none() {
+        if counts.count(k).is_some() && material.strong.get(k).copied().flatten().is_none() {
             return Err(CountsError::UnknownCounter {
                 id: counter.id.to_string(),
                 signature: Some(signature),
@@ -281,8 +338,8 @@ fn state_with(
         bounded_by_material[bounded] = (id, plies);
         bounded += 1;
     };
-    for (k, counter) in rules.counters.iter().enumerate().take(MAX_COUNTERS) {
-        let Some(strong) = counter.material.strong_side(&signature) else {
+    for (k, (counter, strong)) in rules.counters.iter().zip(material.strong).enumerate() {
+        let Some(strong) = strong else {
             continue;
         };
         let strong_to_move = strong == Strong::Mover;
@@ -382,9 +439,7 @@ fn state_with(
         }
     }
     // A dominated Z (see `MaterialShape::of`) is dropped the same way.
-    let shape = MaterialShape::of(rules, signature)
-        .map_err(|e| CountsError::Inconsistent(e.to_string()))?;
-    if shape.z_full.is_none() {
+    if material.z_dropped {
         state.z = None;
     }
     state.z = min_opt_clamped(state.z, state.a);
@@ -450,8 +505,25 @@ pub fn deciding_state(
     pure: Wdl,
     counts: &DrawCounts,
 ) -> Result<DrawState, CountsError> {
-    let set_aside = rules.set_aside(&Signature::of(board), pure).is_some();
-    state_with(rules, board, counts, set_aside)
+    let material = MaterialCounters::for_counts(rules, Signature::of(board))?;
+    deciding_state_of(rules, &material, board, pure, counts)
+}
+
+/// As [`deciding_state`], for a board of `material`.
+pub(crate) fn deciding_state_of(
+    rules: &DrawRules,
+    material: &MaterialCounters,
+    board: &Board,
+    pure: Wdl,
+    counts: &DrawCounts,
+) -> Result<DrawState, CountsError> {
+    state_with(
+        rules,
+        material,
+        board,
+        counts,
+        material.sets_aside(rules, pure),
+    )
 }
 
 /// The running counts after `mv`, a move of `board` that neither captures nor crowns: every

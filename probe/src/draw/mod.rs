@@ -15,6 +15,7 @@ pub use counters::{
 pub use counts::{
     counts_after, deciding_state, state_from_counts, CountsError, DrawCounts, MAX_COUNTERS,
 };
+pub(crate) use counts::{deciding_state_of, MaterialCounters};
 pub use state::{
     ConditionShape, DrawState, DrawWdl, MaterialShape, PlaneKind, UnsupportedDrawRules, MAX_STORED,
     NEVER,

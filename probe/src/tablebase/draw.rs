@@ -2,7 +2,9 @@
 //! section, and with running counts from the plane their state selects.
 
 use super::{with_move_list, Tablebase};
-use crate::draw::{counts_after, deciding_state, DrawCounts, DrawState, DrawWdl};
+use crate::draw::{
+    counts_after, deciding_state, deciding_state_of, DrawCounts, DrawState, DrawWdl,
+};
 use crate::error::{Corruption, ProbeError};
 use crate::index::Signature;
 use crate::rules::{count_quiet_moves, has_capture, legal_moves, Board, Move, Position};
@@ -77,7 +79,7 @@ impl Tablebase {
         self.check(&board)?;
         self.draw_rules_supported?;
         let result = self.draw_fresh(&board)?;
-        let state = deciding_state(&self.draw_rules, &board, result.pure(), counts)?;
+        let state = self.deciding_state(&board, result.pure(), counts)?;
         Ok(DrawProbe {
             // A rule result carries the pure game's (`rule_verify` checks they agree).
             pure: result.pure(),
@@ -102,7 +104,7 @@ impl Tablebase {
         self.check(&board)?;
         self.draw_rules_supported?;
         let pure = self.wdl(&board)?;
-        let state = deciding_state(&self.draw_rules, &board, pure, counts)?;
+        let state = self.deciding_state(&board, pure, counts)?;
         let mut moves = Vec::new();
         legal_moves(&board, &self.variant.moves, &mut moves);
         moves
@@ -120,7 +122,7 @@ impl Tablebase {
                     let child_pure = child_fresh.pure();
                     let value_after = |counts: &DrawCounts| {
                         let after = counts_after(&self.draw_rules, &board, counts, mv);
-                        let state = deciding_state(&self.draw_rules, &child, child_pure, &after)?;
+                        let state = self.deciding_state(&child, child_pure, &after)?;
                         Ok::<_, ProbeError>(-self.draw_value(&child, &state, child_fresh)?)
                     };
                     let pure = -child_pure;
@@ -148,6 +150,24 @@ impl Tablebase {
             .collect()
     }
 
+    /// The state of `board` with the running `counts` under the counters that decide it
+    /// ([`deciding_state`]), with what the counters make of its material read from its rule
+    /// table where that is open.
+    fn deciding_state(
+        &self,
+        board: &Board,
+        pure: Wdl,
+        counts: &DrawCounts,
+    ) -> Result<DrawState, ProbeError> {
+        Ok(match self.draw_file(Signature::of(board)) {
+            Ok((_, _, material)) => {
+                deciding_state_of(&self.draw_rules, material, board, pure, counts)?
+            }
+            // A capture position, whose own rule table is not read.
+            Err(_) => deciding_state(&self.draw_rules, board, pure, counts)?,
+        })
+    }
+
     /// The result under the rules with fresh counts.
     pub(super) fn draw_fresh(&self, board: &Board) -> Result<DrawWdl, ProbeError> {
         if board.own() == 0 {
@@ -169,7 +189,7 @@ impl Tablebase {
 
     /// The fresh result stored for `board`, a position without a capture.
     pub(super) fn stored_fresh(&self, board: &Board) -> Result<DrawWdl, ProbeError> {
-        let (file, id) = self.draw_file(Signature::of(board))?;
+        let (file, id, _) = self.draw_file(Signature::of(board))?;
         let index = file.fresh.index().index(board);
         let symbol = self.section_symbol(&file.fresh, id, 0, index)?;
         DrawWdl::from_code(symbol as u8)
@@ -201,7 +221,7 @@ impl Tablebase {
         if capture || fresh.pure() == Wdl::Draw {
             return Ok(fresh.wdl());
         }
-        let (file, id) = self.draw_file(Signature::of(board))?;
+        let (file, id, _) = self.draw_file(Signature::of(board))?;
         let (family, section_base) = match (&file.post, state.post) {
             (Some(post), true) => (post, 1 + file.pre.planes.len() as u32),
             (None, true) => {

@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::draw::{DrawRules, MaterialShape, UnsupportedDrawRules};
+use crate::draw::{DrawRules, MaterialCounters, UnsupportedDrawRules};
 use crate::error::{Corruption, ProbeError};
 use crate::format::{
     draw_dir, parse_draw_table_name, parse_table_name, rule_set_dir, DrawFile, TableFile,
@@ -40,7 +40,8 @@ fn slot(signature: Signature, kind: TableKind) -> usize {
 /// A registered rule table file: opened, mapped and checked when it was added, or the error
 /// that gave (kept for the probes that need the file).
 struct DrawEntry {
-    file: Result<DrawFile, ProbeError>,
+    /// The file, and what the counters make of its material (worked out once, not per probe).
+    file: Result<(DrawFile, MaterialCounters), ProbeError>,
 }
 
 /// Cache ids of rule table sections: above every ordinary file's id.
@@ -262,7 +263,10 @@ impl Tablebase {
     }
 
     /// The opened rule table of `signature`, and its id.
-    fn draw_file(&self, signature: Signature) -> Result<(&DrawFile, u32), ProbeError> {
+    fn draw_file(
+        &self,
+        signature: Signature,
+    ) -> Result<(&DrawFile, u32, &MaterialCounters), ProbeError> {
         let id = self.draw_slots[signature.slot()];
         let entry =
             self.draw_entries
@@ -273,8 +277,8 @@ impl Tablebase {
                     draw_rules: self.draw_rules.directory_name(),
                     pieces: signature.pieces(),
                 })?;
-        let file = entry.file.as_ref().map_err(Clone::clone)?;
-        Ok((file, id))
+        let (file, counters) = entry.file.as_ref().map_err(Clone::clone)?;
+        Ok((file, id, counters))
     }
 
     /// Symbol `index` of one section of a rule table.
@@ -510,8 +514,8 @@ fn open_draw_file(
     signature: Signature,
     variant: &Variant,
     draw_rules: &DrawRules,
-) -> Result<DrawFile, ProbeError> {
-    MaterialShape::of(draw_rules, signature)?;
+) -> Result<(DrawFile, MaterialCounters), ProbeError> {
+    let counters = MaterialCounters::of(draw_rules, signature)?;
     let file = DrawFile::open(path)?;
     let corrupt = |reason| {
         ProbeError::Corrupted(crate::error::CorruptedTable {
@@ -538,7 +542,7 @@ fn open_draw_file(
             expected: draw_rules.fingerprint(),
         });
     }
-    Ok(file)
+    Ok((file, counters))
 }
 
 /// Where the symbol of a position lies in its decompressed block (as [`TableFile::symbol`]
