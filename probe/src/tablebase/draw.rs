@@ -4,8 +4,10 @@
 use super::{with_move_list, Tablebase};
 use crate::draw::{
     counts_after, deciding_state, deciding_state_of, DrawCounts, DrawState, DrawWdl,
+    MaterialCounters,
 };
 use crate::error::{Corruption, ProbeError};
+use crate::format::DrawFile;
 use crate::index::Signature;
 use crate::rules::{count_quiet_moves, has_capture, legal_moves, Board, Move, Position};
 use crate::value::Wdl;
@@ -36,6 +38,15 @@ pub struct DrawMove {
     pub result: DrawWdl,
     /// The move's result with the counts given.
     pub now: Wdl,
+}
+
+/// A position without a capture found in its rule table: the file, its cache id, what the
+/// counters make of its material, and the position's index (the same in every section).
+struct QuietEntry<'a> {
+    file: &'a DrawFile,
+    id: u32,
+    material: &'a MaterialCounters,
+    index: u64,
 }
 
 impl Tablebase {
@@ -78,13 +89,30 @@ impl Tablebase {
         let board = position.board();
         self.check(&board)?;
         self.draw_rules_supported?;
-        let result = self.draw_fresh(&board)?;
-        let state = self.deciding_state(&board, result.pure(), counts)?;
+        let (result, state, now) = if board.own() != 0 && !has_capture(&board, &self.variant.moves)
+        {
+            // The common case: one look-up of the rule table and one index serve every read.
+            let entry = self.quiet_entry(&board)?;
+            let result = self.fresh_of(&entry)?;
+            let state = deciding_state_of(
+                &self.draw_rules,
+                entry.material,
+                &board,
+                result.pure(),
+                counts,
+            )?;
+            let now = self.quiet_value(&board, &entry, &state, result)?;
+            (result, state, now)
+        } else {
+            let result = self.draw_fresh(&board)?;
+            let state = self.deciding_state(&board, result.pure(), counts)?;
+            (result, state, self.draw_value(&board, &state, result)?)
+        };
         Ok(DrawProbe {
             // A rule result carries the pure game's (`rule_verify` checks they agree).
             pure: result.pure(),
             result,
-            now: self.draw_value(&board, &state, result)?,
+            now,
             state,
         })
     }
@@ -189,13 +217,29 @@ impl Tablebase {
 
     /// The fresh result stored for `board`, a position without a capture.
     pub(super) fn stored_fresh(&self, board: &Board) -> Result<DrawWdl, ProbeError> {
-        let (file, id, _) = self.draw_file(Signature::of(board))?;
-        let index = file.fresh.index().index(board);
-        let symbol = self.section_symbol(&file.fresh, id, 0, index)?;
+        self.fresh_of(&self.quiet_entry(board)?)
+    }
+
+    /// Where a position without a capture is in its rule table.
+    fn quiet_entry(&self, board: &Board) -> Result<QuietEntry<'_>, ProbeError> {
+        let (file, id, material) = self.draw_file(Signature::of(board))?;
+        Ok(QuietEntry {
+            file,
+            id,
+            material,
+            // Every section of a rule table shares its signature's index.
+            index: file.fresh.index().index(board),
+        })
+    }
+
+    /// The fresh result stored at `entry`.
+    fn fresh_of(&self, entry: &QuietEntry<'_>) -> Result<DrawWdl, ProbeError> {
+        let file = entry.file;
+        let symbol = self.section_symbol(&file.fresh, entry.id, 0, entry.index)?;
         DrawWdl::from_code(symbol as u8)
             .filter(|_| symbol < 5)
             .ok_or_else(|| {
-                ProbeError::Corrupted(file.fresh.corrupt(Corruption::InvalidValue(index)))
+                ProbeError::Corrupted(file.fresh.corrupt(Corruption::InvalidValue(entry.index)))
             })
     }
 
@@ -211,17 +255,35 @@ impl Tablebase {
         if board.own() == 0 {
             return Ok(Wdl::Loss);
         }
-        let capture = has_capture(board, &self.variant.moves);
-        if !capture && count_quiet_moves(board) == 0 {
+        if has_capture(board, &self.variant.moves) {
+            return Ok(if state.at_limit() {
+                Wdl::Draw
+            } else {
+                fresh.wdl()
+            });
+        }
+        self.quiet_value(board, &self.quiet_entry(board)?, state, fresh)
+    }
+
+    /// As [`Tablebase::draw_value`], for a position with pieces and without a capture, at
+    /// `entry` of its rule table.
+    fn quiet_value(
+        &self,
+        board: &Board,
+        entry: &QuietEntry<'_>,
+        state: &DrawState,
+        fresh: DrawWdl,
+    ) -> Result<Wdl, ProbeError> {
+        if count_quiet_moves(board) == 0 {
             return Ok(Wdl::Loss);
         }
         if state.at_limit() {
             return Ok(Wdl::Draw);
         }
-        if capture || fresh.pure() == Wdl::Draw {
+        if fresh.pure() == Wdl::Draw {
             return Ok(fresh.wdl());
         }
-        let (file, id, _) = self.draw_file(Signature::of(board))?;
+        let file = entry.file;
         let (family, section_base) = match (&file.post, state.post) {
             (Some(post), true) => (post, 1 + file.pre.planes.len() as u32),
             (None, true) => {
@@ -233,9 +295,9 @@ impl Tablebase {
         };
         let plane = family.kind.plane_for(state.a, family.planes.len());
         let table = &family.planes[plane];
-        let index = table.index().index(board);
-        let entry = self.section_symbol(table, id, section_base + plane as u32, index)?;
-        let wins = family.kind.wins(entry.min(255) as u8, state);
+        let stored =
+            self.section_symbol(table, entry.id, section_base + plane as u32, entry.index)?;
+        let wins = family.kind.wins(stored.min(255) as u8, state);
         Ok(match (fresh.pure(), wins) {
             (Wdl::Win, true) => Wdl::Win,
             (Wdl::Loss, true) => Wdl::Loss,
