@@ -503,7 +503,7 @@ async fn browse(server: &Server, port: u16, profile: &Path) -> Result<(), String
                 let _ = e;
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
-            Err(e) => return Err(format!("no WebDriver session: {e}")),
+            Err(e) => return Err(format!("chromedriver did not start Chromium: {e}")),
         }
     };
     let outcome = drive(&client, server).await;
