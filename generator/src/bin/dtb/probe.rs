@@ -97,16 +97,15 @@ pub struct Report {
     line: Option<Vec<LineStep>>,
 }
 
-/// Probes `fen` in `tables` with the running counts given, and the principal variation with
-/// `line`.
+/// Probes `position` in `tables` with the running counts given, and the principal variation
+/// with `line`.
 pub fn report(
     tables: &Tablebase,
-    fen: &str,
+    position: Position,
     counts: &Counts,
     line: bool,
 ) -> Result<Report, CliError> {
     let variant = tables.variant();
-    let position = Position::from_fen(fen, variant)?;
     let value = tables.probe_dtw(&position)?;
     let moves = tables.probe_moves(&position)?;
     let given: Vec<(&str, Option<u16>)> =
@@ -330,9 +329,9 @@ pub fn probe(
     request: &DrawRequest,
 ) -> Result<(), CliError> {
     // The position is read first: a bad string is reported before the folder is looked at.
-    Position::from_fen(fen, variant)?;
+    let position = Position::from_fen(fen, variant)?;
     let tables = open_tables(variant, dir, &request.rules)?;
-    let report = report(&tables, fen, &request.counts, line)?;
+    let report = report(&tables, position, &request.counts, line)?;
     if json {
         out!(
             "{}",

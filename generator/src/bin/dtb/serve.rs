@@ -279,7 +279,7 @@ async fn probe(
             Some("1" | "true")
         );
         let position = Position::from_fen(fen, &variant).map_err(CliError::from)?;
-        let found = report(tables, fen, &counts, line).map_err(|e| Refusal {
+        let found = report(tables, position, &counts, line).map_err(|e| Refusal {
             fen: Some(position.to_fen(&variant)),
             ..Refusal::from(e)
         })?;
