@@ -180,12 +180,10 @@ fn main() {
         let fresh_size = compressed(&fresh);
         let mut sizes = Sizes::default();
         for post in [false, true] {
-            let Some((kind, count)) = file.family(post) else {
+            let Some((kind, _)) = file.family(post) else {
                 continue;
             };
-            let planes: Vec<Vec<u8>> = (0..count)
-                .map(|k| file.plane(post, k).expect("a plane"))
-                .collect();
+            let planes = file.layers(post).expect("a family's layers");
             sizes += family(&planes, kind, &fresh);
         }
         let file_size = std::fs::metadata(path).expect("a file").len() as usize;

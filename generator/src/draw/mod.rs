@@ -5,6 +5,7 @@
 pub mod build;
 pub mod results;
 pub mod solve;
+pub mod stairs;
 pub mod stats;
 pub mod tables;
 pub mod verify;

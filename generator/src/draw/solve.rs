@@ -14,12 +14,13 @@
 //!    raises `π`, so a block only reads finished blocks and itself). With `Z` in force a man move
 //!    restarts the count: its requirement is 1 if the child wins with a full `Z`.
 //! 3. **Layers** (both `A` and `Z` in force): every move lowers `A`, so layer `k` (least `Z` that
-//!    wins with `A = k`) follows from layer `k − 1` alone; the layers are the stored planes.
+//!    wins with `A = k`) follows from layer `k − 1` alone. Two layers are kept at a time; what
+//!    is stored is each position's staircase, the corners where its least `Z` falls.
 //!
 //! The `post` family (the condition counter has started) is solved first; `pre` reads it where a
 //! move makes the condition hold. Where a move that leaves the condition stops the count (a
 //! reading of the Forçada), `post` reads `pre` too: the two are solved in turn, each from the
-//! other's last planes, until `post` stops changing. Requirements only fall from one round to
+//! other's last values, until `post` stops changing. Requirements only fall from one round to
 //! the next (a first `post` takes every move back to `pre` as a loss of the win), and a win
 //! that crosses between the families `n` times is found by round `n + 1`.
 
@@ -38,6 +39,7 @@ use crate::pure::tableset::TableSet;
 use crate::Error;
 
 use super::results::FreshResults;
+use super::stairs::{Stairs, StairsBuilder};
 
 /// Class of a position for every layer past 0: lost now (the mover has no move).
 const LOST: u8 = 0;
@@ -54,22 +56,22 @@ const EDGE_SIDE: u32 = 1 << 31;
 /// Requirements are computed in `u16`; this one is "never".
 const INF: u16 = u16::MAX;
 
-/// The planes of one family of one side.
+/// One family of one side.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FamilyPlanes {
+pub struct Family {
     /// The condition counter has started in these states.
     pub post: bool,
-    /// What the planes hold.
+    /// What the family holds.
     pub kind: PlaneKind,
-    /// The planes, each one byte per position.
-    pub planes: Vec<Vec<u8>>,
+    /// Per position, its staircase (one corner, at layer 0, for a family of one budget or none).
+    pub stairs: Stairs,
 }
 
-impl FamilyPlanes {
+impl Family {
     /// Whether the pure winner of position `index` wins in `state` (not at a limit).
     pub fn wins(&self, index: usize, state: &DrawState) -> bool {
-        let plane = self.kind.plane_for(state.a, self.planes.len());
-        self.kind.wins(self.planes[plane][index], state)
+        let layer = self.kind.plane_for(state.a, self.stairs.layers());
+        self.kind.wins(self.stairs.entry(index, layer), state)
     }
 }
 
@@ -82,7 +84,7 @@ pub struct DrawTable {
     pub fresh: Vec<u8>,
     /// `pre`, then `post` if the material has a condition counter; none if nothing can decide
     /// anything but the exits (then `fresh` says everything).
-    pub families: Vec<FamilyPlanes>,
+    pub families: Vec<Family>,
 }
 
 /// One side of the pair, with its move graph.
@@ -101,8 +103,8 @@ struct SideGraph {
     advance: Vec<u8>,
 }
 
-/// Per side, the planes of one family.
-type Planes = Vec<Vec<Vec<u8>>>;
+/// Per side, the staircases of one family.
+type Planes = Vec<Stairs>;
 
 struct Pair {
     sides: Vec<SideGraph>,
@@ -181,34 +183,36 @@ fn keep_the_deciding_solve(
             draw.set_aside(&signature, pure).is_some()
         })
         .collect();
-    let plane = |planes: &[Vec<u8>], k: usize| planes[k.min(planes.len() - 1)].clone();
-    let mut pre = Vec::new();
-    for k in 0..with_pre.planes.len().max(without_pre.planes.len()) {
-        let (mut kept, other) = (plane(&with_pre.planes, k), plane(&without_pre.planes, k));
-        for (i, entry) in kept.iter_mut().enumerate() {
-            let decisive = DrawWdl::from_code(with.fresh[i]).is_some_and(|r| r.pure() != Wdl::Draw);
-            if set_aside[i] {
-                *entry = other[i];
-            } else if decisive && *entry != other[i] {
-                return Err(refuse(format!(
-                    "position {i}, which the lone king wins, would need planes of its own for a \
-                     count past its limit (r4-limit-outcome=pure-value)"
-                )));
-            }
-        }
-        pre.push(kept);
+    // Staircases are canonical (a corner wherever the value falls), so two positions have the
+    // same values in every layer exactly when they have the same corners.
+    let (with_stairs, without_stairs) = (&with_pre.stairs, &without_pre.stairs);
+    if let Some(i) = (0..set_aside.len()).into_par_iter().find_first(|&i| {
+        let decisive = DrawWdl::from_code(with.fresh[i]).is_some_and(|r| r.pure() != Wdl::Draw);
+        !set_aside[i] && decisive && with_stairs.corners(i) != without_stairs.corners(i)
+    }) {
+        return Err(refuse(format!(
+            "position {i}, which the lone king wins, would need planes of its own for a count \
+             past its limit (r4-limit-outcome=pure-value)"
+        )));
     }
-    let post = with_post
-        .planes
-        .iter()
-        .map(|plane| {
-            plane
-                .iter()
-                .zip(&set_aside)
-                .map(|(&entry, &aside)| if aside { NEVER } else { entry })
-                .collect()
-        })
-        .collect();
+    let pre = Stairs::from_corners(
+        with_stairs.layers().max(without_stairs.layers()),
+        set_aside.len(),
+        |i| {
+            if set_aside[i] {
+                without_stairs.corners(i)
+            } else {
+                with_stairs.corners(i)
+            }
+        },
+    );
+    let post = Stairs::from_corners(with_post.stairs.layers(), set_aside.len(), |i| {
+        if set_aside[i] {
+            Vec::new()
+        } else {
+            with_post.stairs.corners(i)
+        }
+    });
     let fresh = with
         .fresh
         .iter()
@@ -220,15 +224,15 @@ fn keep_the_deciding_solve(
         signature,
         fresh,
         families: vec![
-            FamilyPlanes {
+            Family {
                 post: false,
                 kind: with_pre.kind,
-                planes: pre,
+                stairs: pre,
             },
-            FamilyPlanes {
+            Family {
                 post: true,
                 kind: with_post.kind,
-                planes: post,
+                stairs: post,
             },
         ],
     })
@@ -299,19 +303,19 @@ fn solve_with_limits_drawn(
         }
     };
 
-    let mut families: Vec<Vec<FamilyPlanes>> = vec![Vec::new(); pair.sides.len()];
-    for (side, planes) in pre.into_iter().enumerate() {
-        families[side].push(FamilyPlanes {
+    let mut families: Vec<Vec<Family>> = vec![Vec::new(); pair.sides.len()];
+    for (side, stairs) in pre.into_iter().enumerate() {
+        families[side].push(Family {
             post: false,
             kind: PlaneKind::for_budgets(a_live, z_live),
-            planes,
+            stairs,
         });
     }
-    for (side, planes) in post.into_iter().flatten().enumerate() {
-        families[side].push(FamilyPlanes {
+    for (side, stairs) in post.into_iter().flatten().enumerate() {
+        families[side].push(Family {
             post: true,
             kind: PlaneKind::for_budgets(true, z_live),
-            planes,
+            stairs,
         });
     }
     Ok(pair
@@ -557,7 +561,7 @@ impl Pair {
         };
         match (a_live, self.z_full) {
             (true, Some(z_full)) if !matches!(cross, Cross::Leave(_)) => {
-                Ok(self.layers(a_cap.unwrap_or(0), z_full, post))
+                self.layers(a_cap.unwrap_or(0), z_full, post)
             }
             (true, Some(_)) => Err(Error::Unsupported(format!(
                 "{}: a count that stops off its condition beside a count a man move restarts",
@@ -577,8 +581,7 @@ impl Pair {
     /// with `a` plies on `A`: for layers the least `Z` that wins, else the threshold if it is
     /// within `a`. `None` if the winner does not win there.
     fn post_entry(post: &Planes, side: usize, index: usize, a: u16) -> Option<u16> {
-        let planes = &post[side];
-        let entry = planes[usize::from(a).min(planes.len() - 1)][index];
+        let entry = post[side].entry(index, usize::from(a));
         (entry != NEVER && u16::from(entry) <= a).then_some(u16::from(entry))
     }
 
@@ -634,10 +637,12 @@ impl Pair {
                                         Some(e) => 1 + e,
                                     }
                                 }
-                                (Cross::Leave(pre), false) => match pre.map(|pre| pre[cs][0][ci]) {
-                                    None | Some(NEVER) => INF,
-                                    Some(v) => 1 + u16::from(v.min(1)),
-                                },
+                                (Cross::Leave(pre), false) => {
+                                    match pre.map(|pre| pre[cs].entry(ci, 0)) {
+                                        None | Some(NEVER) => INF,
+                                        Some(v) => 1 + u16::from(v.min(1)),
+                                    }
+                                }
                                 _ => {
                                     let v = values[cs][ci];
                                     match z_full {
@@ -686,12 +691,12 @@ impl Pair {
                 )));
             }
         }
-        Ok(values.into_iter().map(|v| vec![v]).collect())
+        Ok(values.iter().map(|v| Stairs::single(v)).collect())
     }
 
     /// Two budgets: layer `k` holds, per position, the least `Z` with which the winner wins when
     /// `A = k`; every move lowers `A`, so a layer reads only the one before.
-    fn layers(&self, a_cap: u16, z_full: u16, post: Option<&Planes>) -> Planes {
+    fn layers(&self, a_cap: u16, z_full: u16, post: Option<&Planes>) -> Result<Planes, Error> {
         let entry_cap = if post.is_some() {
             (0..self.sides.len())
                 .map(|s| self.condition_budget(s))
@@ -700,17 +705,18 @@ impl Pair {
         } else {
             0
         };
-        let layer0: Vec<Vec<u8>> = self
+        let mut built: Vec<StairsBuilder> = self
             .sides
             .iter()
             .map(|side| {
-                side.class
-                    .iter()
-                    .map(|&c| if c == LOST { 0 } else { NEVER })
-                    .collect()
+                StairsBuilder::new(
+                    side.class
+                        .iter()
+                        .map(|&c| if c == LOST { 0 } else { NEVER })
+                        .collect(),
+                )
             })
             .collect();
-        let mut planes: Planes = layer0.into_iter().map(|l| vec![l]).collect();
         for k in 1..=a_cap {
             let bound = k.min(z_full);
             let cur: Vec<Vec<u8>> = (0..self.sides.len())
@@ -740,7 +746,7 @@ impl Pair {
                                             }
                                         }
                                         None => {
-                                            let p = planes[cs][usize::from(k) - 1][ci];
+                                            let p = built[cs].last()[ci];
                                             if p == NEVER {
                                                 INF
                                             } else if man {
@@ -772,15 +778,21 @@ impl Pair {
                 })
                 .collect();
             let settled = k > z_full.max(entry_cap)
-                && (0..self.sides.len()).all(|s| planes[s].last() == Some(&cur[s]));
+                && (0..self.sides.len()).all(|s| built[s].last() == cur[s].as_slice());
             if settled {
                 break;
             }
             for (s, layer) in cur.into_iter().enumerate() {
-                planes[s].push(layer);
+                built[s].push(layer).map_err(|at| {
+                    Error::Invariant(format!(
+                        "{}: the least Z of position {} rises at A = {}, against the rules \
+                         never creating a win",
+                        self.sides[s].signature, at.index, at.layer
+                    ))
+                })?;
             }
         }
-        planes
+        Ok(built.into_iter().map(StairsBuilder::finish).collect())
     }
 }
 
@@ -790,7 +802,7 @@ impl SideGraph {
     }
 
     /// The result of every position with fresh counts, from the solved families.
-    fn fresh_results(&self, families: &[FamilyPlanes]) -> Vec<u8> {
+    fn fresh_results(&self, families: &[Family]) -> Vec<u8> {
         let mut out = vec![0u8; self.class.len()];
         let size = self.index.size();
         let per_chunk: Vec<(u64, Vec<u8>)> = chunks(size)
@@ -810,7 +822,7 @@ impl SideGraph {
         out
     }
 
-    fn fresh_result(&self, i: usize, board: &Board, families: &[FamilyPlanes]) -> DrawWdl {
+    fn fresh_result(&self, i: usize, board: &Board, families: &[Family]) -> DrawWdl {
         let pure = self.pure[i];
         if pure == Wdl::Draw {
             return DrawWdl::Draw;

@@ -159,7 +159,7 @@ fn longest_win(
     let index = TableIndex::new(file.signature);
     let mut best: Option<(u16, u64)> = None;
     for post in [false, true] {
-        let Some((kind, planes)) = file.family(post) else {
+        let Some((kind, _)) = file.family(post) else {
             continue;
         };
         if kind == PlaneKind::ThresholdZ {
@@ -181,9 +181,9 @@ fn longest_win(
                 best = Some((need, i));
             }
         };
+        let layers = file.layers(post)?;
         if kind == PlaneKind::LayersAz {
-            for k in 0..planes {
-                let plane = file.plane(post, k)?;
+            for (k, plane) in layers.iter().enumerate() {
                 open.retain(|&(i, z)| {
                     let entry = plane[i as usize];
                     let met = entry != NEVER && z.is_some_and(|z| u16::from(entry) <= z);
@@ -200,7 +200,7 @@ fn longest_win(
                 )));
             }
         } else {
-            let plane = file.plane(post, 0)?;
+            let plane = &layers[0];
             for &(i, _) in &open {
                 let entry = plane[i as usize];
                 if entry == NEVER {

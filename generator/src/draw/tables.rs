@@ -243,11 +243,7 @@ impl Side {
                     family_name(post)
                 )));
             }
-            let values = (0..planes)
-                .into_par_iter()
-                .map(|plane| file.plane(post, plane))
-                .collect::<Result<Vec<Vec<u8>>, _>>()
-                .map_err(corrupt)?;
+            let values = file.layers(post).map_err(corrupt)?;
             if let Some((plane, v)) = values
                 .iter()
                 .enumerate()

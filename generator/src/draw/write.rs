@@ -3,14 +3,20 @@
 
 use std::path::Path;
 
+use bitvec::vec::BitVec;
+use dprobe::draw::PlaneKind;
+use dprobe::format::draw::{alone_symbol, FamilySection};
 use dprobe::format::{draw_table_path, DrawFile, SectionRole, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::MoveRules;
-use dprobe::DrawRules;
+use dprobe::{DrawRules, DrawWdl};
 use rayon::prelude::*;
 
 use crate::draw::solve::DrawTable;
 use crate::pure::write::{encode, Compression, Fill, Layout};
+
+/// A section's symbols and which of them are don't-care.
+type Section = (Vec<u16>, BitVec<u64>);
 
 /// The bytes of a rule table file: `table`, and the fresh results under each counter alone
 /// (`alone`, in the counters' order; empty if `draw` has one counter). Sections are compressed
@@ -22,19 +28,57 @@ pub fn encode_draw_table(
     alone: &[&[u8]],
     zstd_level: i32,
 ) -> std::io::Result<Vec<u8>> {
-    let mut sections: Vec<(SectionRole, &[u8])> = vec![(SectionRole::Fresh, &table.fresh)];
+    let wide = |values: &[u8]| -> Section {
+        let symbols = values.iter().map(|&v| u16::from(v)).collect();
+        (
+            symbols,
+            bitvec::bitvec![u64, bitvec::order::Lsb0; 0; values.len()],
+        )
+    };
+    let mut sections: Vec<(SectionRole, Section)> = vec![(SectionRole::Fresh, wide(&table.fresh))];
     for family in &table.families {
-        for (plane, values) in family.planes.iter().enumerate() {
-            let role = if family.post {
-                SectionRole::Post(family.kind, plane as u16)
-            } else {
-                SectionRole::Pre(family.kind, plane as u16)
+        let layers = family.stairs.layers() as u16;
+        let ranked = if family.kind == PlaneKind::LayersAz {
+            family.stairs.sections()
+        } else {
+            vec![wide(&family.stairs.single_values())]
+        };
+        for (rank, section) in ranked.into_iter().enumerate() {
+            let place = FamilySection {
+                kind: family.kind,
+                layers,
+                rank: rank as u16,
             };
-            sections.push((role, values));
+            let role = if family.post {
+                SectionRole::Post(place)
+            } else {
+                SectionRole::Pre(place)
+            };
+            sections.push((role, section));
         }
     }
-    for (counter, fresh) in alone.iter().enumerate() {
-        sections.push((SectionRole::Alone(counter as u16), fresh));
+    for (counter, results) in alone.iter().enumerate() {
+        let turned = table
+            .fresh
+            .iter()
+            .zip(results.iter())
+            .map(|(&all, &alone)| {
+                DrawWdl::from_code(all)
+                    .zip(DrawWdl::from_code(alone))
+                    .and_then(|(all, alone)| alone_symbol(all, alone))
+                    .ok_or_else(|| {
+                        std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!(
+                                "{}: a result under one counter alone that is not the pure \
+                                 game's or a draw",
+                                table.signature
+                            ),
+                        )
+                    })
+            })
+            .collect::<std::io::Result<Vec<u8>>>()?;
+        sections.push((SectionRole::Alone(counter as u16), wide(&turned)));
     }
     let layout = Layout {
         compression: Compression::Level(zstd_level),
@@ -42,14 +86,12 @@ pub fn encode_draw_table(
     };
     let images = sections
         .par_iter()
-        .map(|(_, values)| {
-            let symbols: Vec<u16> = values.iter().map(|&v| u16::from(v)).collect();
-            let no_captures = bitvec::bitvec![u64, bitvec::order::Lsb0; 0; symbols.len()];
+        .map(|(_, (symbols, dont_care))| {
             encode(
                 rules.id,
                 table.signature,
                 TableKind::Dtw,
-                (&symbols, &no_captures),
+                (symbols, dont_care),
                 layout,
                 &[Fill::CHOSEN],
             )

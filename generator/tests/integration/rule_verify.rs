@@ -13,7 +13,8 @@ use dprobe::{
     DrawRules, DrawWdl, Variant,
 };
 use draughts_generator::draw::build::generate_draw_tables;
-use draughts_generator::draw::solve::{DrawTable, FamilyPlanes};
+use draughts_generator::draw::solve::{DrawTable, Family};
+use draughts_generator::draw::stairs::Stairs;
 use draughts_generator::draw::tables::DrawTables;
 use draughts_generator::draw::verify::{
     verify_draw_table, DrawInconsistency, DrawQuantity, DrawValue,
@@ -61,11 +62,11 @@ impl Rules {
         let file = DrawFile::open(&self.path(dir, signature)).unwrap();
         let mut families = Vec::new();
         for post in [false, true] {
-            if let Some((kind, planes)) = file.family(post) {
-                families.push(FamilyPlanes {
+            if let Some((kind, _)) = file.family(post) {
+                families.push(Family {
                     post,
                     kind,
-                    planes: (0..planes).map(|k| file.plane(post, k).unwrap()).collect(),
+                    stairs: Stairs::from_layers(&file.layers(post).unwrap()).unwrap(),
                 });
             }
         }
@@ -173,12 +174,14 @@ fn portuguese_rule_tables_up_to_four_pieces_pass_and_changes_are_named() {
         let mut table = built.rules.read(dir, signature);
         let family = &mut table.families[0];
         assert_eq!(family.kind, kind);
-        let wrong = family.planes[0]
+        let mut planes = family.stairs.to_layers();
+        let wrong = planes[0]
             .iter()
             .position(|&t| (3..20).contains(&t))
             .unwrap();
-        let stored = family.planes[0][wrong];
-        family.planes[0][wrong] = stored - 1;
+        let stored = planes[0][wrong];
+        planes[0][wrong] = stored - 1;
+        family.stairs = Stairs::from_layers(&planes).unwrap();
         built.rules.write(dir, &table);
         let found = built.rules.verify(dir, signature);
         let hit = found
@@ -224,15 +227,17 @@ fn restarted_forcada_tables_pass_and_changes_are_named() {
     assert!(post.post);
     assert_eq!(post.kind, PlaneKind::ThresholdA);
     let index = dprobe::index::TableIndex::new(signature);
-    let wrong = (0..post.planes[0].len())
+    let mut planes = post.stairs.to_layers();
+    let wrong = (0..planes[0].len())
         .find(|&i| {
             let on_river =
                 index.board(i as u64).kings & dprobe::rules::geometry::LONG_DIAGONAL != 0;
-            on_river && (2..6).contains(&post.planes[0][i])
+            on_river && (2..6).contains(&planes[0][i])
         })
         .unwrap();
-    let stored = post.planes[0][wrong];
-    post.planes[0][wrong] = stored + 1;
+    let stored = planes[0][wrong];
+    planes[0][wrong] = stored + 1;
+    post.stairs = Stairs::from_layers(&planes).unwrap();
     built.rules.write(dir, &table);
     let found = built.rules.verify(dir, signature);
     let hit = found
@@ -275,8 +280,10 @@ fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
         .unwrap();
     let post = &mut table.families[1];
     assert!(post.post);
-    assert_eq!(post.planes[0][won], NEVER);
-    post.planes[0][won] = 3;
+    let mut planes = post.stairs.to_layers();
+    assert_eq!(planes[0][won], NEVER);
+    planes[0][won] = 3;
+    post.stairs = Stairs::from_layers(&planes).unwrap();
     built.rules.write(dir, &table);
     let found = built.rules.verify(dir, signature);
     let hit = found
@@ -325,12 +332,14 @@ fn a_changed_threshold_is_named() {
     let mut table = built.rules.read(copy.path(), signature);
     let family = &mut table.families[0];
     assert_eq!((family.kind, family.post), (PlaneKind::ThresholdA, false));
-    let wrong = family.planes[0]
+    let mut planes = family.stairs.to_layers();
+    let wrong = planes[0]
         .iter()
         .position(|&t| (5..20).contains(&t))
         .unwrap();
-    let stored = family.planes[0][wrong];
-    family.planes[0][wrong] = stored + 2;
+    let stored = planes[0][wrong];
+    planes[0][wrong] = stored + 2;
+    family.stairs = Stairs::from_layers(&planes).unwrap();
     built.rules.write(copy.path(), &table);
 
     let found = built.rules.verify(copy.path(), signature);
@@ -354,23 +363,27 @@ fn a_changed_threshold_is_named() {
 }
 
 #[test]
-fn a_changed_layer_is_named() {
+fn a_removed_corner_is_named() {
     // Russian KKvKM: rule 3 (A, never reset) and rule 2 (Z, reset by a man move) at once; each
-    // plane holds the least Z for one A.
+    // layer holds the least Z for one A, stored as the corners where it falls. A position whose
+    // first corner is at layer 10 or later loses it: from there on it would never win.
     let built = russian();
     let copy = built.copy();
     let signature = sig("KKvKM");
     let mut table = built.rules.read(copy.path(), signature);
     let family = &mut table.families[0];
     assert_eq!(family.kind, PlaneKind::LayersAz);
-    let layer = 20;
-    assert!(family.planes.len() > layer + 1, "{}", family.planes.len());
-    let wrong = family.planes[layer]
-        .iter()
-        .position(|&z| (3..layer as u8).contains(&z))
+    let wrong = (0..family.stairs.len())
+        .find(|&i| family.stairs.corners(i).first().is_some_and(|c| c.0 >= 10))
         .unwrap();
-    let stored = family.planes[layer][wrong];
-    family.planes[layer][wrong] = NEVER;
+    let layer = usize::from(family.stairs.corners(wrong)[0].0);
+    let mut planes = family.stairs.to_layers();
+    assert_eq!(planes[layer - 1][wrong], NEVER);
+    let stored = planes[layer][wrong];
+    for plane in &mut planes[layer..] {
+        plane[wrong] = NEVER;
+    }
+    family.stairs = Stairs::from_layers(&planes).unwrap();
     built.rules.write(copy.path(), &table);
 
     let found = built.rules.verify(copy.path(), signature);

@@ -393,17 +393,17 @@ impl DrawState {
     }
 }
 
-/// What the planes of one family of a rule table store, per position, for the pure winner.
+/// What one family of a rule table stores, per position, for the pure winner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlaneKind {
-    /// Plane `k` holds the least `Z` with which the winner wins when `A = k` (planes past the
-    /// last equal the last).
+    /// Layer `k` holds the least `Z` with which the winner wins when `A = k` (layers past the
+    /// last equal the last); the file keeps the corners where it falls.
     LayersAz,
-    /// One plane: the least `A` with which the winner wins.
+    /// One layer: the least `A` with which the winner wins.
     ThresholdA,
-    /// One plane: the least `Z` with which the winner wins.
+    /// One layer: the least `Z` with which the winner wins.
     ThresholdZ,
-    /// One plane: with no count running, the winner's fewest plies (the loser's most) to an
+    /// One layer: with no count running, the winner's fewest plies (the loser's most) to an
     /// exit that keeps the win; [`NEVER`] if none does.
     Distance,
 }
@@ -440,7 +440,7 @@ impl PlaneKind {
         })
     }
 
-    /// Which plane holds the answer for budget `a` (`planes` of them stored).
+    /// Which layer holds the answer for budget `a` (`planes` layers in the family).
     pub fn plane_for(self, a: Option<u16>, planes: usize) -> usize {
         match (self, a) {
             (PlaneKind::LayersAz, Some(a)) => usize::from(a).min(planes.saturating_sub(1)),
@@ -448,8 +448,8 @@ impl PlaneKind {
         }
     }
 
-    /// Whether the pure winner wins in `state` (not at a limit), given the stored entry of the
-    /// plane [`PlaneKind::plane_for`] chose.
+    /// Whether the pure winner wins in `state` (not at a limit), given the entry of the layer
+    /// [`PlaneKind::plane_for`] chose.
     pub fn wins(self, entry: u8, state: &DrawState) -> bool {
         if entry == NEVER {
             return false;

@@ -1,7 +1,8 @@
 //! Rule table files (`docs/FORMAT.md`, "Rule tables"): for one signature under one set of counted
-//! draw rules, the result with fresh counts and the planes of thresholds that decide running
-//! counts. A file is a small header listing sections, each section an ordinary compressed table
-//! (the format of `.dtw` files with one byte per position), checked as those are.
+//! draw rules, the result with fresh counts and, per family, what decides running counts: a
+//! threshold per position (one budget), or the corners of its staircase (`A` and `Z`). A file is
+//! a small header listing sections, each section an ordinary compressed table (the format of
+//! `.dtw` files), checked as those are.
 
 use std::fs::File;
 use std::io;
@@ -11,60 +12,103 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::draw::PlaneKind;
 use crate::draw::{DrawPreset, MAX_COUNTERS};
+use crate::draw::{DrawWdl, PlaneKind, MAX_STORED, NEVER};
 use crate::error::{CorruptedTable, Corruption, ProbeError};
 use crate::format::TableFile;
 use crate::format::{TableKind, MAX_TABLE_PIECES};
 use crate::index::Signature;
 use crate::rules::RuleSetId;
+use crate::value::Wdl;
 
 /// The first bytes of a draw-rule table file.
 pub const MAGIC: &[u8; 8] = b"DTBRULES";
 /// The version written.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// Bytes before the section list.
 pub const HEADER_LEN: usize = 32;
 /// Bytes per section entry.
 pub const SECTION_LEN: usize = 16;
-/// The most sections a file may list (fresh results, two families of at most 121 planes, fresh
-/// results under each counter alone).
-const MAX_SECTIONS: usize = 1 + 2 * 121 + MAX_COUNTERS;
+/// The most layers a family holds (`A` from 0 to 120, the longest count of the presets).
+pub const MAX_LAYERS: u16 = 121;
+/// The most sections a file may list (fresh results, two families of at most one section per
+/// layer, fresh results under each counter alone).
+const MAX_SECTIONS: usize = 1 + 2 * MAX_LAYERS as usize + MAX_COUNTERS;
+
+/// A staircase corner's code: `value` (the least `Z` that wins from layer `layer` on; never
+/// [`NEVER`]) in the low byte, `layer` in bits 8–14, and bit 15 set if the position has a
+/// further corner (in the next section of its family).
+pub const fn corner_code(layer: u16, value: u8, more: bool) -> u16 {
+    (layer << 8) | value as u16 | if more { 1 << 15 } else { 0 }
+}
+
+/// The code of "no corner": a position whose winner never wins in the family (or no further
+/// corner where the previous said there is none).
+pub const NO_CORNER: u16 = NEVER as u16;
+
+/// The parts of a corner code ([`corner_code`]): layer, value and whether a further corner
+/// follows. A value of [`NEVER`] is no corner.
+#[inline(always)]
+pub const fn corner_parts(code: u16) -> (u16, u8, bool) {
+    ((code >> 8) & 0x7F, code as u8, code & (1 << 15) != 0)
+}
 
 /// What a section holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SectionRole {
     /// The [`crate::DrawWdl`] code of every position with fresh counts.
     Fresh,
-    /// Plane `plane` of the family before the condition counter starts (or the only family).
-    Pre(PlaneKind, u16),
-    /// Plane `plane` of the family after the condition counter started.
-    Post(PlaneKind, u16),
-    /// The [`crate::DrawWdl`] code of every position with fresh counts under counter `k` of the
-    /// draw rules (in their order) alone: what that rule by itself changes, for statistics.
+    /// Section `rank` of the family before the condition counter starts (or the only family).
+    Pre(FamilySection),
+    /// Section `rank` of the family after the condition counter started.
+    Post(FamilySection),
+    /// Whether counter `k` of the draw rules (in their order) alone turns each position's pure
+    /// result into a draw ([`alone_symbol`]): what that rule by itself changes, for statistics.
     Alone(u16),
 }
 
+/// One section of a family: its kind, how many layers of `A` the family distinguishes (1 for a
+/// family of one budget or none), and which section of the family it is. A family of thresholds
+/// or distances has one section of one byte per position; a family of layers has one section per
+/// rank of corner (section `r` holds every position's corner `r + 1`, where it has one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FamilySection {
+    /// What the family holds.
+    pub kind: PlaneKind,
+    /// Layers of `A` the family distinguishes (layers past the last repeat it).
+    pub layers: u16,
+    /// The section's rank in its family.
+    pub rank: u16,
+}
+
 impl SectionRole {
-    /// The three bytes a section entry starts with: family, plane kind, plane number.
-    pub fn encode(self) -> [u8; 4] {
-        let (family, kind, plane) = match self {
-            SectionRole::Fresh => (0, 0, 0),
-            SectionRole::Pre(kind, plane) => (1, kind.code(), plane),
-            SectionRole::Post(kind, plane) => (2, kind.code(), plane),
-            SectionRole::Alone(counter) => (3, 0, counter),
+    /// The six bytes a section entry starts with: family, kind, rank or counter number (u16),
+    /// layers (u16).
+    pub fn encode(self) -> [u8; 6] {
+        let (family, kind, number, layers) = match self {
+            SectionRole::Fresh => (0, 0, 0, 0),
+            SectionRole::Pre(f) => (1, f.kind.code(), f.rank, f.layers),
+            SectionRole::Post(f) => (2, f.kind.code(), f.rank, f.layers),
+            SectionRole::Alone(counter) => (3, 0, counter, 0),
         };
-        let plane = plane.to_le_bytes();
-        [family, kind, plane[0], plane[1]]
+        let (number, layers) = (number.to_le_bytes(), layers.to_le_bytes());
+        [family, kind, number[0], number[1], layers[0], layers[1]]
     }
 
     fn decode(bytes: &[u8]) -> Option<SectionRole> {
-        let plane = u16::from_le_bytes([bytes[2], bytes[3]]);
+        let number = u16::from_le_bytes([bytes[2], bytes[3]]);
+        let family = |bytes: &[u8]| {
+            Some(FamilySection {
+                kind: PlaneKind::from_code(bytes[1])?,
+                layers: u16::from_le_bytes([bytes[4], bytes[5]]),
+                rank: number,
+            })
+        };
         match bytes[0] {
             0 => Some(SectionRole::Fresh),
-            1 => Some(SectionRole::Pre(PlaneKind::from_code(bytes[1])?, plane)),
-            2 => Some(SectionRole::Post(PlaneKind::from_code(bytes[1])?, plane)),
-            3 => Some(SectionRole::Alone(plane)),
+            1 => Some(SectionRole::Pre(family(bytes)?)),
+            2 => Some(SectionRole::Post(family(bytes)?)),
+            3 => Some(SectionRole::Alone(number)),
             _ => None,
         }
     }
@@ -90,7 +134,7 @@ pub fn encode_header(
     out[24..26].copy_from_slice(&(sections.len() as u16).to_le_bytes());
     for &(role, len) in sections {
         let mut entry = [0u8; SECTION_LEN];
-        entry[0..4].copy_from_slice(&role.encode());
+        entry[0..6].copy_from_slice(&role.encode());
         entry[8..16].copy_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&entry);
     }
@@ -99,11 +143,21 @@ pub fn encode_header(
     out
 }
 
-/// The planes of one family.
+/// The sections of one family.
 #[derive(Debug)]
 pub(crate) struct FamilyFile {
     pub(crate) kind: PlaneKind,
-    pub(crate) planes: Vec<TableFile>,
+    pub(crate) layers: u16,
+    /// The number of its first section in the file.
+    pub(crate) first_section: u32,
+    pub(crate) sections: Vec<TableFile>,
+}
+
+impl FamilyFile {
+    /// Whether its sections hold corners (a family of layers) rather than one value each.
+    pub(crate) fn holds_corners(&self) -> bool {
+        self.kind == PlaneKind::LayersAz
+    }
 }
 
 /// An opened, checked rule table file.
@@ -209,7 +263,10 @@ impl DrawFile {
         let mut pre: Option<FamilyFile> = None;
         let mut post: Option<FamilyFile> = None;
         let mut alone = Vec::new();
-        for entry in data[HEADER_LEN..table_end].chunks_exact(SECTION_LEN) {
+        for (number, entry) in data[HEADER_LEN..table_end]
+            .chunks_exact(SECTION_LEN)
+            .enumerate()
+        {
             let role =
                 SectionRole::decode(entry).ok_or(corrupt(Corruption::BadHeader("section")))?;
             let mut length = [0u8; 8];
@@ -233,20 +290,35 @@ impl DrawFile {
                     }
                     alone.push(table);
                 }
-                SectionRole::Pre(kind, plane) | SectionRole::Post(kind, plane) => {
+                SectionRole::Pre(section) | SectionRole::Post(section) => {
                     let family = if matches!(role, SectionRole::Pre(..)) {
                         &mut pre
                     } else {
                         &mut post
                     };
                     let family = family.get_or_insert(FamilyFile {
-                        kind,
-                        planes: Vec::new(),
+                        kind: section.kind,
+                        layers: section.layers,
+                        first_section: number as u32,
+                        sections: Vec::new(),
                     });
-                    if family.kind != kind || usize::from(plane) != family.planes.len() {
+                    let fits = family.kind == section.kind
+                        && family.layers == section.layers
+                        && usize::from(section.rank) == family.sections.len();
+                    if !fits {
                         return Err(corrupt(Corruption::BadHeader("sections out of order")));
                     }
-                    family.planes.push(table);
+                    let one_byte =
+                        section.rank == 0 && section.layers == 1 && table.header().dtw_width == 1;
+                    if !family.holds_corners() && !one_byte {
+                        return Err(corrupt(Corruption::BadHeader(
+                            "a family of one budget is one section of one byte a position",
+                        )));
+                    }
+                    if section.layers == 0 || section.layers > MAX_LAYERS {
+                        return Err(corrupt(Corruption::BadHeader("layers")));
+                    }
+                    family.sections.push(table);
                 }
             }
         }
@@ -262,7 +334,7 @@ impl DrawFile {
             fingerprint,
             signature,
             fresh: fresh.ok_or(corrupt(Corruption::BadHeader("no fresh results")))?,
-            pre: pre.ok_or(corrupt(Corruption::BadHeader("no planes")))?,
+            pre: pre.ok_or(corrupt(Corruption::BadHeader("no family")))?,
             post,
             alone,
         })
@@ -284,38 +356,98 @@ impl DrawFile {
     }
 
     /// As [`DrawFile::fresh_results`], under counter `counter` of the draw rules alone, `None`
-    /// past [`DrawFile::counters_alone`].
+    /// past [`DrawFile::counters_alone`]. A section alone stores, per position, only whether
+    /// that counter by itself turns its pure result into a draw (1) or not (0): the pure result
+    /// is the fresh section's.
     ///
     /// # Errors
     ///
-    /// [`CorruptedTable`] if a block is damaged.
+    /// [`CorruptedTable`] if a block is damaged, or a position the pure game draws is marked
+    /// turned.
     pub fn fresh_results_alone(&self, counter: usize) -> Option<Result<Vec<u8>, CorruptedTable>> {
-        self.alone.get(counter).map(read_codes)
+        let table = self.alone.get(counter)?;
+        Some((|| {
+            let fresh = read_codes(&self.fresh)?;
+            let turned = section_bytes(table)?;
+            fresh
+                .iter()
+                .zip(&turned)
+                .enumerate()
+                .map(|(i, (&all, &turned))| {
+                    alone_result(all, turned)
+                        .map(DrawWdl::code)
+                        .ok_or_else(|| table.corrupt(Corruption::InvalidValue(i as u64)))
+                })
+                .collect()
+        })())
     }
 
-    /// The kind and number of planes of the family before the condition counter starts (or the
-    /// only family; `post` false) or after it started (`post` true; `None` if the material has
-    /// no condition counter).
+    /// The kind and number of layers of the family before the condition counter starts (or
+    /// the only family; `post` false) or after it started (`post` true; `None` if the material
+    /// has no condition counter).
     pub fn family(&self, post: bool) -> Option<(PlaneKind, usize)> {
         let family = if post { self.post.as_ref()? } else { &self.pre };
-        Some((family.kind, family.planes.len()))
+        Some((family.kind, usize::from(family.layers)))
     }
 
-    /// Every entry of one plane of a family ([`DrawFile::family`]), in index order.
+    /// Every layer of a family ([`DrawFile::family`]), each with one entry per position in index
+    /// order: a family of one budget or none has one layer, its thresholds or distances; a family
+    /// of layers has, in layer `k`, the least `Z` that wins with `A = k`, worked out from the
+    /// corners. Meant for checks and statistics: it decodes the whole family.
     ///
     /// # Errors
     ///
-    /// [`CorruptedTable`] if a block is damaged or the plane does not exist.
-    pub fn plane(&self, post: bool, plane: usize) -> Result<Vec<u8>, CorruptedTable> {
+    /// [`CorruptedTable`] if a block is damaged, the family does not exist, or its corners do not
+    /// form staircases (layers rising, values falling, within the family's layers).
+    pub fn layers(&self, post: bool) -> Result<Vec<Vec<u8>>, CorruptedTable> {
         let family = if post {
             self.post.as_ref()
         } else {
             Some(&self.pre)
         };
-        let table = family
-            .and_then(|f| f.planes.get(plane))
-            .ok_or_else(|| self.fresh.corrupt(Corruption::BadHeader("no such plane")))?;
-        section_bytes(table)
+        let family =
+            family.ok_or_else(|| self.fresh.corrupt(Corruption::BadHeader("no such family")))?;
+        if !family.holds_corners() {
+            return Ok(vec![section_bytes(&family.sections[0])?]);
+        }
+        let ranks = family
+            .sections
+            .iter()
+            .map(section_symbols)
+            .collect::<Result<Vec<_>, _>>()?;
+        let size = self.fresh.header().positions as usize;
+        if ranks.iter().any(|r| r.len() != size) {
+            return Err(self.fresh.corrupt(Corruption::BadHeader("section length")));
+        }
+        let layers = usize::from(family.layers);
+        let mut out = vec![vec![NEVER; size]; layers];
+        for i in 0..size {
+            let mut from = 0usize;
+            let mut value = NEVER;
+            for (rank, section) in ranks.iter().enumerate() {
+                let (layer, next, more) = corner_parts(section[i]);
+                let layer = usize::from(layer);
+                if next == NEVER {
+                    break;
+                }
+                let staircase = (rank == 0 || layer > from)
+                    && layer < layers
+                    && next < value
+                    && u16::from(next) <= MAX_STORED
+                    && (!more || rank + 1 < ranks.len());
+                if !staircase {
+                    return Err(family.sections[rank].corrupt(Corruption::InvalidValue(i as u64)));
+                }
+                for plane in &mut out[layer..] {
+                    plane[i] = next;
+                }
+                (from, value) = (layer, next);
+                if !more {
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Checks every section completely (checksums and block contents).
@@ -326,8 +458,8 @@ impl DrawFile {
     pub fn verify(&self) -> Result<(), CorruptedTable> {
         self.fresh.verify()?;
         for family in std::iter::once(&self.pre).chain(self.post.as_ref()) {
-            for plane in &family.planes {
-                plane.verify()?;
+            for section in &family.sections {
+                section.verify()?;
             }
         }
         for table in &self.alone {
@@ -335,6 +467,29 @@ impl DrawFile {
         }
         Ok(())
     }
+}
+
+/// The symbol a section alone stores for `alone`, the result under one counter by itself, where
+/// the result under all the rules is `all`: 1 if that counter turns the pure result into a draw,
+/// else 0. `None` if the two do not share a pure result (no counter changes it).
+pub fn alone_symbol(all: DrawWdl, alone: DrawWdl) -> Option<u8> {
+    (all.pure() == alone.pure()).then_some(u8::from(matches!(
+        alone,
+        DrawWdl::CursedWin | DrawWdl::BlessedLoss
+    )))
+}
+
+/// The result under one counter alone from its section's symbol `turned` and the result under
+/// all the rules (`all`, a code): the inverse of [`alone_symbol`].
+fn alone_result(all: u8, turned: u8) -> Option<DrawWdl> {
+    Some(match (DrawWdl::from_code(all)?.pure(), turned) {
+        (Wdl::Win, 0) => DrawWdl::Win,
+        (Wdl::Win, 1) => DrawWdl::CursedWin,
+        (Wdl::Loss, 0) => DrawWdl::Loss,
+        (Wdl::Loss, 1) => DrawWdl::BlessedLoss,
+        (Wdl::Draw, 0) => DrawWdl::Draw,
+        _ => return None,
+    })
 }
 
 /// Every entry of a section (one byte per position), in index order.
@@ -348,6 +503,29 @@ fn section_bytes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
     for b in 0..header.blocks {
         table.read_block(b, &mut block)?;
         out.extend_from_slice(&block);
+    }
+    if out.len() as u64 != header.positions {
+        return Err(table.corrupt(Corruption::BadHeader("section length")));
+    }
+    Ok(out)
+}
+
+/// Every entry of a section (one or two bytes per position), in index order.
+fn section_symbols(table: &TableFile) -> Result<Vec<u16>, CorruptedTable> {
+    let header = table.header();
+    let width = usize::from(header.dtw_width);
+    let mut out = Vec::with_capacity(header.positions as usize);
+    let mut block = Vec::new();
+    for b in 0..header.blocks {
+        table.read_block(b, &mut block)?;
+        match width {
+            1 => out.extend(block.iter().map(|&v| u16::from(v))),
+            _ => out.extend(
+                block
+                    .chunks_exact(2)
+                    .map(|pair| u16::from_le_bytes([pair[0], pair[1]])),
+            ),
+        }
     }
     if out.len() as u64 != header.positions {
         return Err(table.corrupt(Corruption::BadHeader("section length")));

@@ -1,12 +1,14 @@
 //! Probes under the counted draw rules: the result with fresh counts from a rule table's fresh
-//! section, and with running counts from the plane their state selects.
+//! section, and with running counts from the threshold or staircase of the family their state
+//! selects.
 
 use super::{with_move_list, Tablebase};
 use crate::draw::{
     counts_after, deciding_state, deciding_state_of, DrawCounts, DrawState, DrawWdl,
-    MaterialCounters,
+    MaterialCounters, NEVER,
 };
 use crate::error::{Corruption, ProbeError};
+use crate::format::draw::{corner_parts, FamilyFile};
 use crate::format::DrawFile;
 use crate::index::Signature;
 use crate::rules::{count_quiet_moves, has_capture, legal_moves, Board, Move, Position};
@@ -284,24 +286,62 @@ impl Tablebase {
             return Ok(fresh.wdl());
         }
         let file = entry.file;
-        let (family, section_base) = match (&file.post, state.post) {
-            (Some(post), true) => (post, 1 + file.pre.planes.len() as u32),
+        let family = match (&file.post, state.post) {
+            (Some(post), true) => post,
             (None, true) => {
                 return Err(ProbeError::Corrupted(file.fresh.corrupt(
-                    Corruption::BadHeader("no planes for a started condition"),
+                    Corruption::BadHeader("no family for a started condition"),
                 )))
             }
-            (_, false) => (&file.pre, 1),
+            (_, false) => &file.pre,
         };
-        let plane = family.kind.plane_for(state.a, family.planes.len());
-        let table = &family.planes[plane];
-        let stored =
-            self.section_symbol(table, entry.id, section_base + plane as u32, entry.index)?;
-        let wins = family.kind.wins(stored.min(255) as u8, state);
+        let stored = self.family_entry(entry, family, state.a)?;
+        let wins = family.kind.wins(stored, state);
         Ok(match (fresh.pure(), wins) {
             (Wdl::Win, true) => Wdl::Win,
             (Wdl::Loss, true) => Wdl::Loss,
             _ => Wdl::Draw,
         })
+    }
+
+    /// The entry of `family` at `entry` for budget `a`: its threshold or distance, or for a family
+    /// of layers the least `Z` that wins with `A = a`, the value of the last corner at or below
+    /// that layer.
+    fn family_entry(
+        &self,
+        entry: &QuietEntry<'_>,
+        family: &FamilyFile,
+        a: Option<u16>,
+    ) -> Result<u8, ProbeError> {
+        let read = |rank: usize| {
+            let section = &family.sections[rank];
+            let number = family.first_section + rank as u32;
+            Ok::<_, ProbeError>((
+                section,
+                self.section_symbol(section, entry.id, number, entry.index)?,
+            ))
+        };
+        if !family.holds_corners() {
+            return Ok(read(0)?.1.min(255) as u8);
+        }
+        let layer = family.kind.plane_for(a, usize::from(family.layers)) as u16;
+        let mut value = NEVER;
+        for rank in 0..family.sections.len() {
+            let (section, code) = read(rank)?;
+            let (from, next, more) = corner_parts(code);
+            if next == NEVER || from > layer {
+                break;
+            }
+            if next >= value || more && rank + 1 == family.sections.len() {
+                return Err(ProbeError::Corrupted(
+                    section.corrupt(Corruption::InvalidValue(entry.index)),
+                ));
+            }
+            value = next;
+            if !more {
+                break;
+            }
+        }
+        Ok(value)
     }
 }

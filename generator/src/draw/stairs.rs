@@ -1,0 +1,342 @@
+//! Staircases (`docs/DRAW_RULES.md` §3.2): what a family of a rule table knows about each
+//! position, as the corners where the least winning `Z` falls while `A` grows, built layer by
+//! layer without keeping the layers. A family of one budget (or none) is one layer: each
+//! position's threshold or distance is its only corner, at layer 0.
+
+use bitvec::prelude::*;
+use dprobe::draw::NEVER;
+use dprobe::format::draw::{corner_code, corner_parts, NO_CORNER};
+use rayon::prelude::*;
+
+/// Per position, the corners `(layer, value)` of its staircase: from layer `layer` on, the
+/// winner wins with `value` (the least `Z`, or the threshold); layers rise and values fall from
+/// one corner to the next. No corner: the winner never wins in the family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stairs {
+    /// Layers of `A` the family distinguishes; layers past the last repeat it.
+    layers: usize,
+    /// Per position its first corner ([`corner_code`], with the flag of a further corner), or
+    /// [`NO_CORNER`].
+    first: Vec<u16>,
+    /// The corners after the first, sorted by position and then layer: (position, code).
+    further: Vec<(u32, u16)>,
+}
+
+/// A layer whose value rose above the one before at a position, which a staircase cannot hold:
+/// budgets only help the winner (`docs/DRAW_RULES.md` §3.1, fact 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotAStaircase {
+    /// The position.
+    pub index: usize,
+    /// The layer where its value rose.
+    pub layer: usize,
+}
+
+impl Stairs {
+    /// One layer: a threshold or distance per position ([`NEVER`]: none).
+    pub fn single(values: &[u8]) -> Stairs {
+        Stairs {
+            layers: 1,
+            first: values.par_iter().map(|&v| u16::from(v)).collect(),
+            further: Vec::new(),
+        }
+    }
+
+    /// The staircases of `layers` (each one value per position, the first at layer 0).
+    ///
+    /// # Errors
+    ///
+    /// [`NotAStaircase`] where a value rises from one layer to the next.
+    pub fn from_layers(layers: &[Vec<u8>]) -> Result<Stairs, NotAStaircase> {
+        let mut builder = StairsBuilder::new(layers[0].clone());
+        for layer in &layers[1..] {
+            builder.push(layer.clone())?;
+        }
+        Ok(builder.finish())
+    }
+
+    /// Positions.
+    pub fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Whether it holds no position.
+    pub fn is_empty(&self) -> bool {
+        self.first.is_empty()
+    }
+
+    /// Layers of `A` the family distinguishes.
+    pub fn layers(&self) -> usize {
+        self.layers
+    }
+
+    /// The value of position `index` at `layer` (layers past the last repeat it): the value of
+    /// its last corner at or below the layer, [`NEVER`] if none.
+    #[inline]
+    pub fn entry(&self, index: usize, layer: usize) -> u8 {
+        let layer = layer.min(self.layers - 1) as u16;
+        let (from, value, more) = corner_parts(self.first[index]);
+        if value == NEVER || from > layer {
+            return NEVER;
+        }
+        if !more {
+            return value;
+        }
+        let mut value = value;
+        for &(_, code) in self.further_of(index) {
+            let (from, next, _) = corner_parts(code);
+            if from > layer {
+                break;
+            }
+            value = next;
+        }
+        value
+    }
+
+    /// The corners of position `index`, as `(layer, value)`.
+    pub fn corners(&self, index: usize) -> Vec<(u16, u8)> {
+        let (layer, value, more) = corner_parts(self.first[index]);
+        if value == NEVER {
+            return Vec::new();
+        }
+        let mut corners = vec![(layer, value)];
+        if more {
+            corners.extend(self.further_of(index).iter().map(|&(_, code)| {
+                let (layer, value, _) = corner_parts(code);
+                (layer, value)
+            }));
+        }
+        corners
+    }
+
+    /// Every layer, one value per position: what the staircases stand for.
+    pub fn to_layers(&self) -> Vec<Vec<u8>> {
+        (0..self.layers)
+            .map(|layer| {
+                (0..self.len())
+                    .into_par_iter()
+                    .map(|i| self.entry(i, layer))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The staircases of `corners(i)` for every position `i` below `len`, over `layers` layers.
+    pub fn from_corners(
+        layers: usize,
+        len: usize,
+        corners: impl Fn(usize) -> Vec<(u16, u8)> + Sync + Send,
+    ) -> Stairs {
+        let per_position: Vec<Vec<(u16, u8)>> = (0..len).into_par_iter().map(corners).collect();
+        let first = per_position
+            .iter()
+            .map(|c| match c.first() {
+                None => NO_CORNER,
+                Some(&(layer, value)) => corner_code(layer, value, false),
+            })
+            .collect();
+        let further = per_position
+            .iter()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                c.iter()
+                    .skip(1)
+                    .map(move |&(layer, value)| (i as u32, corner_code(layer, value, false)))
+            })
+            .collect();
+        Stairs {
+            layers,
+            first,
+            further,
+        }
+        .with_flags()
+    }
+
+    /// The value of every position, for a family of one layer (its only corners).
+    pub fn single_values(&self) -> Vec<u8> {
+        debug_assert!(self.layers == 1 && self.further.is_empty());
+        self.first.par_iter().map(|&code| code as u8).collect()
+    }
+
+    /// The sections of a rule table's family of layers: section `r` holds every position's
+    /// corner `r + 1` (codes of [`corner_code`]), with the positions that have fewer corners
+    /// marked don't-care. At least one section.
+    pub fn sections(&self) -> Vec<(Vec<u16>, BitVec<u64>)> {
+        let mut sections = vec![(self.first.clone(), bitvec![u64, Lsb0; 0; self.len()])];
+        let mut rank = 0;
+        let mut previous = None;
+        for &(index, code) in &self.further {
+            rank = if previous == Some(index) { rank + 1 } else { 1 };
+            previous = Some(index);
+            if sections.len() <= rank {
+                sections.push((
+                    vec![NO_CORNER; self.len()],
+                    bitvec![u64, Lsb0; 1; self.len()],
+                ));
+            }
+            let (symbols, dont_care) = &mut sections[rank];
+            symbols[index as usize] = code;
+            dont_care.set(index as usize, false);
+        }
+        sections
+    }
+
+    /// The further corners of position `index`.
+    fn further_of(&self, index: usize) -> &[(u32, u16)] {
+        let index = index as u32;
+        let start = self.further.partition_point(|&(i, _)| i < index);
+        let end = start + self.further[start..].partition_point(|&(i, _)| i == index);
+        &self.further[start..end]
+    }
+
+    /// Sets the flag of every corner that a further corner follows.
+    fn with_flags(mut self) -> Stairs {
+        const MORE: u16 = 1 << 15;
+        for k in 0..self.further.len() {
+            let index = self.further[k].0;
+            let last_of_position = self.further.get(k + 1).is_none_or(|&(i, _)| i != index);
+            if !last_of_position {
+                self.further[k].1 |= MORE;
+            }
+            if k == 0 || self.further[k - 1].0 != index {
+                self.first[index as usize] |= MORE;
+            }
+        }
+        self
+    }
+}
+
+/// Builds staircases from layers `0, 1, …` given one at a time, keeping only the last.
+pub struct StairsBuilder {
+    last: Vec<u8>,
+    layers: usize,
+    first: Vec<u16>,
+    further: Vec<(u32, u16)>,
+}
+
+impl StairsBuilder {
+    /// Starts from layer 0.
+    pub fn new(layer0: Vec<u8>) -> StairsBuilder {
+        let first = layer0
+            .par_iter()
+            .map(|&v| {
+                if v == NEVER {
+                    NO_CORNER
+                } else {
+                    corner_code(0, v, false)
+                }
+            })
+            .collect();
+        StairsBuilder {
+            last: layer0,
+            layers: 1,
+            first,
+            further: Vec::new(),
+        }
+    }
+
+    /// The last layer given.
+    pub fn last(&self) -> &[u8] {
+        &self.last
+    }
+
+    /// Layers given so far.
+    pub fn layers(&self) -> usize {
+        self.layers
+    }
+
+    /// Adds the next layer: a corner wherever its value falls below the last layer's.
+    ///
+    /// # Errors
+    ///
+    /// [`NotAStaircase`] where a value rises.
+    pub fn push(&mut self, layer: Vec<u8>) -> Result<(), NotAStaircase> {
+        let k = self.layers as u16;
+        let risen = layer
+            .par_iter()
+            .zip(&self.last)
+            .position_first(|(&now, &before)| now > before);
+        if let Some(index) = risen {
+            return Err(NotAStaircase {
+                index,
+                layer: self.layers,
+            });
+        }
+        let found: Vec<(u32, u16)> = layer
+            .par_iter()
+            .zip(&self.last)
+            .enumerate()
+            .filter(|&(_, (&now, &before))| now < before)
+            .map(|(i, (&now, _))| (i as u32, corner_code(k, now, false)))
+            .collect();
+        for (index, code) in found {
+            let first = &mut self.first[index as usize];
+            if *first == NO_CORNER {
+                *first = code;
+            } else {
+                self.further.push((index, code));
+            }
+        }
+        self.last = layer;
+        self.layers += 1;
+        Ok(())
+    }
+
+    /// The staircases of the layers given.
+    pub fn finish(mut self) -> Stairs {
+        // Corners were added layer by layer; a stable sort by position keeps each one's layers
+        // rising.
+        self.further.par_sort_by_key(|&(index, _)| index);
+        Stairs {
+            layers: self.layers,
+            first: self.first,
+            further: self.further,
+        }
+        .with_flags()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staircases_give_back_their_layers_and_sections() {
+        let layers = vec![
+            vec![NEVER, 5, NEVER, 0],
+            vec![NEVER, 5, 9, 0],
+            vec![7, 3, 9, 0],
+            vec![7, 1, 4, 0],
+        ];
+        let stairs = Stairs::from_layers(&layers).unwrap();
+        assert_eq!(stairs.to_layers(), layers);
+        assert_eq!(stairs.corners(1), vec![(0, 5), (2, 3), (3, 1)]);
+        assert_eq!(stairs.corners(2), vec![(1, 9), (3, 4)]);
+        assert_eq!(stairs.entry(1, 40), 1, "layers past the last repeat it");
+        let sections = stairs.sections();
+        assert_eq!(sections.len(), 3);
+        assert_eq!(
+            corner_parts(sections[0].0[1]),
+            (0, 5, true),
+            "the first corner says a further one follows"
+        );
+        assert_eq!(corner_parts(sections[2].0[1]), (3, 1, false));
+        assert!(sections[2].1[2], "position 2 has no third corner");
+        assert!(!sections[1].1[2]);
+        let rebuilt = Stairs::from_corners(4, 4, |i| stairs.corners(i));
+        assert_eq!(rebuilt, stairs);
+    }
+
+    #[test]
+    fn a_rising_value_is_refused() {
+        let layers = vec![vec![3, 4], vec![3, 5]];
+        assert_eq!(
+            Stairs::from_layers(&layers),
+            Err(NotAStaircase { index: 1, layer: 1 })
+        );
+        assert_eq!(
+            Stairs::from_layers(&[vec![4], vec![NEVER]]),
+            Err(NotAStaircase { index: 0, layer: 1 })
+        );
+    }
+}
