@@ -186,32 +186,28 @@ fn keep_the_deciding_solve(
     // Staircases are canonical (a corner wherever the value falls), so two positions have the
     // same values in every layer exactly when they have the same corners.
     let (with_stairs, without_stairs) = (&with_pre.stairs, &without_pre.stairs);
-    if let Some(i) = (0..set_aside.len()).into_par_iter().find_first(|&i| {
+    if let Some(i) = Stairs::first_where(set_aside.len(), |i| {
         let decisive = DrawWdl::from_code(with.fresh[i]).is_some_and(|r| r.pure() != Wdl::Draw);
-        !set_aside[i] && decisive && with_stairs.corners(i) != without_stairs.corners(i)
+        !set_aside[i] && decisive && !with_stairs.same_at(without_stairs, i)
     }) {
         return Err(refuse(format!(
             "position {i}, which the lone king wins, would need planes of its own for a count \
              past its limit (r4-limit-outcome=pure-value)"
         )));
     }
-    let pre = Stairs::from_corners(
+    let pre = Stairs::select(
         with_stairs.layers().max(without_stairs.layers()),
         set_aside.len(),
         |i| {
-            if set_aside[i] {
-                without_stairs.corners(i)
+            Some(if set_aside[i] {
+                without_stairs
             } else {
-                with_stairs.corners(i)
-            }
+                with_stairs
+            })
         },
     );
-    let post = Stairs::from_corners(with_post.stairs.layers(), set_aside.len(), |i| {
-        if set_aside[i] {
-            Vec::new()
-        } else {
-            with_post.stairs.corners(i)
-        }
+    let post = Stairs::select(with_post.stairs.layers(), set_aside.len(), |i| {
+        (!set_aside[i]).then_some(&with_post.stairs)
     });
     let fresh = with
         .fresh

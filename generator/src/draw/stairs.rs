@@ -8,6 +8,14 @@ use dprobe::draw::NEVER;
 use dprobe::format::draw::{corner_code, corner_parts, NO_CORNER};
 use rayon::prelude::*;
 
+/// Positions per task of the parallel passes over every position.
+const CHUNK: usize = 1 << 14;
+
+/// The first position of every task of a parallel pass over `len` positions.
+fn chunk_starts(len: usize) -> impl IndexedParallelIterator<Item = usize> {
+    (0..len.div_ceil(CHUNK)).into_par_iter().map(|c| c * CHUNK)
+}
+
 /// Per position, the corners `(layer, value)` of its staircase: from layer `layer` on, the
 /// winner wins with `value` (the least `Z`, or the threshold); layers rise and values fall from
 /// one corner to the next. No corner: the winner never wins in the family.
@@ -95,18 +103,26 @@ impl Stairs {
 
     /// The corners of position `index`, as `(layer, value)`.
     pub fn corners(&self, index: usize) -> Vec<(u16, u8)> {
+        self.corner_iter(index).collect()
+    }
+
+    /// The corners of position `index`, as `(layer, value)`, without gathering them.
+    fn corner_iter(&self, index: usize) -> impl Iterator<Item = (u16, u8)> + '_ {
         let (layer, value, more) = corner_parts(self.first[index]);
-        if value == NEVER {
-            return Vec::new();
-        }
-        let mut corners = vec![(layer, value)];
-        if more {
-            corners.extend(self.further_of(index).iter().map(|&(_, code)| {
+        let further = if more { self.further_of(index) } else { &[] };
+        (value != NEVER)
+            .then_some((layer, value))
+            .into_iter()
+            .chain(further.iter().map(|&(_, code)| {
                 let (layer, value, _) = corner_parts(code);
                 (layer, value)
-            }));
-        }
-        corners
+            }))
+    }
+
+    /// Whether position `index` has the same corners here and in `other`: the same value in
+    /// every layer, since corners are where the value falls.
+    pub fn same_at(&self, other: &Stairs, index: usize) -> bool {
+        self.corner_iter(index).eq(other.corner_iter(index))
     }
 
     /// Every layer, one value per position: what the staircases stand for.
@@ -121,35 +137,47 @@ impl Stairs {
             .collect()
     }
 
-    /// The staircases of `corners(i)` for every position `i` below `len`, over `layers` layers.
-    pub fn from_corners(
+    /// Staircases over `layers` layers whose position `i` has the corners of position `i` in
+    /// `choose(i)`, or none where that is `None`; every staircase chosen has `len` positions.
+    pub fn select<'a>(
         layers: usize,
         len: usize,
-        corners: impl Fn(usize) -> Vec<(u16, u8)> + Sync + Send,
+        choose: impl Fn(usize) -> Option<&'a Stairs> + Sync,
     ) -> Stairs {
-        let per_position: Vec<Vec<(u16, u8)>> = (0..len).into_par_iter().map(corners).collect();
-        let first = per_position
-            .iter()
-            .map(|c| match c.first() {
-                None => NO_CORNER,
-                Some(&(layer, value)) => corner_code(layer, value, false),
+        let parts: Vec<(Vec<u16>, Vec<(u32, u16)>)> = chunk_starts(len)
+            .map(|start| {
+                let end = (start + CHUNK).min(len);
+                let mut first = Vec::with_capacity(end - start);
+                let mut further = Vec::new();
+                for i in start..end {
+                    let mut corners = choose(i).into_iter().flat_map(|s| s.corner_iter(i));
+                    first.push(match corners.next() {
+                        None => NO_CORNER,
+                        Some((layer, value)) => corner_code(layer, value, false),
+                    });
+                    further.extend(
+                        corners.map(|(layer, value)| (i as u32, corner_code(layer, value, false))),
+                    );
+                }
+                (first, further)
             })
             .collect();
-        let further = per_position
-            .iter()
-            .enumerate()
-            .flat_map(|(i, c)| {
-                c.iter()
-                    .skip(1)
-                    .map(move |&(layer, value)| (i as u32, corner_code(layer, value, false)))
-            })
-            .collect();
-        Stairs {
+        let mut stairs = Stairs {
             layers,
-            first,
-            further,
+            first: Vec::with_capacity(len),
+            further: Vec::new(),
+        };
+        for (first, further) in parts {
+            stairs.first.extend(first);
+            stairs.further.extend(further);
         }
-        .with_flags()
+        stairs.with_flags()
+    }
+
+    /// The first position, if any, where `test` holds.
+    pub fn first_where(len: usize, test: impl Fn(usize) -> bool + Sync) -> Option<usize> {
+        chunk_starts(len)
+            .find_map_first(|start| (start..(start + CHUNK).min(len)).find(|&i| test(i)))
     }
 
     /// The value of every position, for a family of one layer (its only corners).
@@ -252,29 +280,33 @@ impl StairsBuilder {
     /// [`NotAStaircase`] where a value rises.
     pub fn push(&mut self, layer: Vec<u8>) -> Result<(), NotAStaircase> {
         let k = self.layers as u16;
-        let risen = layer
-            .par_iter()
-            .zip(&self.last)
-            .position_first(|(&now, &before)| now > before);
-        if let Some(index) = risen {
-            return Err(NotAStaircase {
-                index,
-                layer: self.layers,
-            });
-        }
-        let found: Vec<(u32, u16)> = layer
-            .par_iter()
-            .zip(&self.last)
-            .enumerate()
-            .filter(|&(_, (&now, &before))| now < before)
-            .map(|(i, (&now, _))| (i as u32, corner_code(k, now, false)))
+        let (last, len) = (&self.last, layer.len());
+        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = chunk_starts(len)
+            .map(|start| {
+                let mut found = Vec::new();
+                for i in start..(start + CHUNK).min(len) {
+                    let (now, before) = (layer[i], last[i]);
+                    if now > before {
+                        return Err(NotAStaircase {
+                            index: i,
+                            layer: k as usize,
+                        });
+                    }
+                    if now < before {
+                        found.push((i as u32, corner_code(k, now, false)));
+                    }
+                }
+                Ok(found)
+            })
             .collect();
-        for (index, code) in found {
-            let first = &mut self.first[index as usize];
-            if *first == NO_CORNER {
-                *first = code;
-            } else {
-                self.further.push((index, code));
+        for chunk in found {
+            for (index, code) in chunk? {
+                let first = &mut self.first[index as usize];
+                if *first == NO_CORNER {
+                    *first = code;
+                } else {
+                    self.further.push((index, code));
+                }
             }
         }
         self.last = layer;
@@ -323,8 +355,12 @@ mod tests {
         assert_eq!(corner_parts(sections[2].0[1]), (3, 1, false));
         assert!(sections[2].1[2], "position 2 has no third corner");
         assert!(!sections[1].1[2]);
-        let rebuilt = Stairs::from_corners(4, 4, |i| stairs.corners(i));
-        assert_eq!(rebuilt, stairs);
+        assert_eq!(Stairs::select(4, 4, |_| Some(&stairs)), stairs);
+        let none_for_2 = Stairs::select(4, 4, |i| (i != 2).then_some(&stairs));
+        assert_eq!(none_for_2.corners(2), vec![]);
+        assert_eq!(none_for_2.corners(1), stairs.corners(1));
+        assert!(stairs.same_at(&none_for_2, 1) && !stairs.same_at(&none_for_2, 2));
+        assert_eq!(Stairs::first_where(4, |i| stairs.entry(i, 0) == 0), Some(3));
     }
 
     #[test]
