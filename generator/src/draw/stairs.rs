@@ -8,6 +8,9 @@ use dprobe::draw::NEVER;
 use dprobe::format::draw::{corner_code, corner_parts, NO_CORNER};
 use rayon::prelude::*;
 
+/// One task's share of staircases: first corners of its positions, and their further corners.
+type Part = (Vec<u16>, Vec<(u32, u16)>);
+
 /// Positions per task of the parallel passes over every position.
 const CHUNK: usize = 1 << 14;
 
@@ -144,7 +147,7 @@ impl Stairs {
         len: usize,
         choose: impl Fn(usize) -> Option<&'a Stairs> + Sync,
     ) -> Stairs {
-        let parts: Vec<(Vec<u16>, Vec<(u32, u16)>)> = chunk_starts(len)
+        let parts: Vec<Part> = chunk_starts(len)
             .map(|start| {
                 let end = (start + CHUNK).min(len);
                 let mut first = Vec::with_capacity(end - start);
