@@ -118,10 +118,10 @@ struct Pair {
 /// others as a draw at its limit: the loser's moves keep the pure winner, and only moves that
 /// keep it can win, so each side's positions form a game of their own. The pair is solved with
 /// the counter and without it, and each position keeps the solve that applies to it
-/// ([`DrawRules::set_aside`]): its `pre` planes (and fresh result) from the solve without the
-/// counter where the strong side wins, its `post` planes "never" there (a count set aside is
+/// ([`DrawRules::set_aside`]): its `pre` staircase (and fresh result) from the solve without the
+/// counter where the strong side wins, no `post` corners there (a count set aside is
 /// not read). Where the other side wins, a count that has passed its limit is over as well, so
-/// the `pre` planes must agree for both readings: otherwise the pair is refused.
+/// the `pre` staircases must agree for both readings: otherwise the pair is refused.
 ///
 /// # Errors
 ///
@@ -167,13 +167,17 @@ fn keep_the_deciding_solve(
         [pre, post] if !pre.post && post.post => [pre, post],
         _ => {
             return Err(refuse(
-                "expected planes before and after the count starts".into(),
+                "expected families before and after the count starts".into(),
             ))
         }
     };
     let without_pre = match without.families.as_slice() {
         [pre] if pre.kind == with_pre.kind => pre,
-        _ => return Err(refuse("the planes without the count differ in kind".into())),
+        _ => {
+            return Err(refuse(
+                "the families without the count differ in kind".into(),
+            ))
+        }
     };
     let set_aside: Vec<bool> = with
         .fresh
@@ -191,7 +195,7 @@ fn keep_the_deciding_solve(
         !set_aside[i] && decisive && !with_stairs.same_at(without_stairs, i)
     }) {
         return Err(refuse(format!(
-            "position {i}, which the lone king wins, would need planes of its own for a count \
+            "position {i}, which the lone king wins, would need a staircase of its own for a count \
              past its limit (r4-limit-outcome=pure-value)"
         )));
     }
@@ -535,15 +539,15 @@ fn unpack(edge: u32) -> (usize, usize, bool, bool) {
 enum Cross<'a> {
     /// Every move stays in the family: no condition, or `post` where the count runs on.
     Stay,
-    /// `pre`: a move onto the condition starts the count, in these `post` planes.
+    /// `pre`: a move onto the condition starts the count, in these `post` staircases.
     Enter(&'a Planes),
     /// `post` where a move off the condition stops the count: it returns to these `pre`
-    /// planes (`None` before they are known: such a move never wins).
+    /// staircases (`None` before they are known: such a move never wins).
     Leave(Option<&'a Planes>),
 }
 
 impl Pair {
-    /// The planes of one family, `cross` saying where moves to the other family lead.
+    /// The staircases of one family, `cross` saying where moves to the other family lead.
     /// `a_live`: every move lowers a budget `A` that starts at most at `a_cap`.
     fn solve_family(
         &self,

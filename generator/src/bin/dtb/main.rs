@@ -113,9 +113,7 @@ enum Command {
         /// table it reads is not there yet.
         #[arg(long, value_name = "ID")]
         unit: Option<String>,
-        /// zstd level of the rule tables, 1 to 22. Their planes are many times the size of the
-        /// pure tables: 9 builds them about four times faster than 19 for files about 15 %
-        /// larger.
+        /// zstd level of the rule tables, 1 to 22; higher levels compress more slowly.
         #[arg(long, default_value_t = generate::RULES_ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
         rules_zstd_level: i32,
         /// The counted draw rules of the rule tables built after the pure ones (`none`: no rule
