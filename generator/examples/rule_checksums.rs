@@ -1,0 +1,41 @@
+//! The content of every rule table of a folder, as checksums of its decoded values: per file the
+//! fresh results, the results under each counter alone, and every layer of every family (the
+//! layers rebuilt from the corners). Two sets whose lines agree hold the same values, whatever
+//! their format or compression: this is how a change of the rule tables' encoding is checked.
+//!
+//! `cargo run --release -p draughts-generator --example rule_checksums -- DIR/russian/fmjd64`
+
+use dprobe::format::DrawFile;
+use xxhash_rust::xxh3::xxh3_64;
+
+fn main() {
+    let Some(dir) = std::env::args().nth(1) else {
+        eprintln!("usage: rule_checksums DIR (a folder of .rules files)");
+        std::process::exit(2);
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("a readable folder")
+        .map(|entry| entry.expect("a folder entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rules"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let file = DrawFile::open(&path).expect("a rule table");
+        let name = path.file_name().expect("a file name").to_string_lossy();
+        let fresh = file.fresh_results().expect("fresh results");
+        let mut line = format!("{name} fresh {:x}", xxh3_64(&fresh));
+        for k in 0..file.counters_alone() {
+            let alone = file.fresh_results_alone(k).expect("a counter");
+            line += &format!(" alone{k} {:x}", xxh3_64(&alone.expect("results alone")));
+        }
+        for post in [false, true] {
+            if let Some((kind, layers)) = file.family(post) {
+                line += &format!(" {} {kind:?} {layers}:", if post { "post" } else { "pre" });
+                for layer in file.layers(post).expect("a family's layers") {
+                    line += &format!(" {:x}", xxh3_64(&layer));
+                }
+            }
+        }
+        println!("{line}");
+    }
+}
