@@ -9,8 +9,8 @@ use dprobe::rules::MoveRules;
 use dprobe::{DrawRules, DrawWdl, Wdl};
 use std::time::Instant;
 
-use crate::draw::results::{DrawResults, Overlay};
-use crate::draw::solve::solve_draw_pair;
+use crate::draw::results::{DrawResults, FreshResults, Overlay};
+use crate::draw::solve::{solve_draw_pair, PairGraph};
 use crate::draw::write::{counters_alone, encode_draw_table, existing_fresh, FreshAndAlone};
 use crate::error::{io_error, Error};
 use crate::pure::build::{plan, BuildObserver, PairTimes};
@@ -105,7 +105,7 @@ pub fn generate_draw_tables(
 ) -> Result<(), Error> {
     // This build owns the folder: what a killed run was writing is of no use.
     remove_partial_files(&draw_dir(dir, rules.id, draw), None)?;
-    let pure = TableSet::new(dir, *rules);
+    let mut pure = TableSet::new(dir, *rules);
     let results = DrawResults::default();
     let mut alone: Vec<Alone> = (0..counters_alone(draw))
         .map(|k| Alone {
@@ -135,24 +135,46 @@ pub fn generate_draw_tables(
         }
         observer.pair_started(&planned);
         let started = Instant::now();
-        let tables = solve_draw_pair(rules, draw, &pure, &results, planned.signature)?;
+        // One graph serves every solve of the pair: under all the rules, and under each
+        // counter alone that may change a value here (with that counter's results of the
+        // materials before, overlaid on those under all the rules).
+        let overlays: Vec<Option<Overlay>> = alone
+            .iter()
+            .map(|counter| {
+                (!counter.is_pure(planned.signature)).then_some(Overlay {
+                    top: &counter.results,
+                    base: &results,
+                })
+            })
+            .collect();
+        let mut readings: Vec<&dyn FreshResults> = vec![&results];
+        let mut reading_of = Vec::with_capacity(overlays.len());
+        for overlay in &overlays {
+            reading_of.push(overlay.as_ref().map(|overlay| {
+                readings.push(overlay);
+                readings.len() - 1
+            }));
+        }
+        let graph = PairGraph::build(rules, draw, &pure, &readings, planned.signature)?;
+        let tables = solve_draw_pair(draw, &graph, 0)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
         // Per counter, the pair's results alone, in the order of `tables`.
         let mut pair_alone: Vec<Vec<Vec<u8>>> = Vec::with_capacity(alone.len());
-        for counter in &alone {
-            pair_alone.push(if changed && !counter.is_pure(planned.signature) {
-                let overlay = Overlay {
-                    top: &counter.results,
-                    base: &results,
-                };
-                solve_draw_pair(rules, &counter.draw, &pure, &overlay, planned.signature)?
+        for (counter, reading) in alone.iter().zip(reading_of) {
+            pair_alone.push(match reading.filter(|_| changed) {
+                Some(reading) => solve_draw_pair(&counter.draw, &graph, reading)?
                     .into_iter()
                     .map(|t| t.fresh)
-                    .collect()
-            } else {
-                tables.iter().map(|t| pure_results(&t.fresh)).collect()
+                    .collect(),
+                None => tables.iter().map(|t| pure_results(&t.fresh)).collect(),
             });
         }
+        drop(graph);
+        drop(readings);
+        drop(overlays);
+        // A pair reads only its own pure tables (its exits read rule results): unpacked from
+        // published files they take two bytes a position, so none is kept past its pair.
+        pure.close_all_but([]);
         let solving = started.elapsed().as_secs_f64();
         let solved_at = Instant::now();
         observer.pair_solved(&planned);

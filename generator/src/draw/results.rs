@@ -1,16 +1,28 @@
 //! The fresh results of the materials solved before, which the draw-rule solver reads for the
 //! exits (captures and crownings) of a pair: held in memory by signature, or overlaid.
 
-use dprobe::index::{Signature, TableIndex};
-use dprobe::rules::Board;
+use dprobe::index::Signature;
 use dprobe::DrawWdl;
 
 use crate::Error;
 
 /// The rule results of positions in materials solved earlier.
 pub trait FreshResults: Sync {
-    /// The result of `board` with fresh counts (its material just arose).
-    fn fresh(&self, board: &Board) -> Result<DrawWdl, Error>;
+    /// The fresh results of `signature` (a [`DrawWdl`] code per position), if it is solved.
+    fn table(&self, signature: Signature) -> Option<&[u8]>;
+
+    /// The result of the position at `index` of `signature` with fresh counts.
+    fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error> {
+        let table = self
+            .table(signature)
+            .ok_or_else(|| Error::Invariant(format!("rule table {signature} is not solved yet")))?;
+        table
+            .get(index as usize)
+            .and_then(|&code| DrawWdl::from_code(code))
+            .ok_or_else(|| {
+                Error::Invariant(format!("rule table {signature}: bad result at {index}"))
+            })
+    }
 }
 
 /// Fresh rule results held in memory, by signature: what a build of rule tables reads its exits
@@ -41,23 +53,9 @@ impl DrawResults {
     }
 }
 
-impl DrawResults {
-    fn fresh_or(&self, board: &Board, fallback: Option<&DrawResults>) -> Result<DrawWdl, Error> {
-        let signature = Signature::of(board);
-        let table = self
-            .get(signature)
-            .or_else(|| fallback.and_then(|f| f.get(signature)))
-            .ok_or_else(|| Error::Invariant(format!("rule table {signature} is not solved yet")))?;
-        let index = TableIndex::new(signature).index(board) as usize;
-        DrawWdl::from_code(table[index]).ok_or_else(|| {
-            Error::Invariant(format!("rule table {signature}: bad result at {index}"))
-        })
-    }
-}
-
 impl FreshResults for DrawResults {
-    fn fresh(&self, board: &Board) -> Result<DrawWdl, Error> {
-        self.fresh_or(board, None)
+    fn table(&self, signature: Signature) -> Option<&[u8]> {
+        self.get(signature)
     }
 }
 
@@ -71,7 +69,7 @@ pub struct Overlay<'a> {
 }
 
 impl FreshResults for Overlay<'_> {
-    fn fresh(&self, board: &Board) -> Result<DrawWdl, Error> {
-        self.top.fresh_or(board, Some(self.base))
+    fn table(&self, signature: Signature) -> Option<&[u8]> {
+        self.top.get(signature).or_else(|| self.base.get(signature))
     }
 }

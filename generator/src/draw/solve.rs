@@ -87,15 +87,26 @@ pub struct DrawTable {
     pub families: Vec<Family>,
 }
 
+/// The moves of a signature and its colour flip, which no counted rule changes, with every
+/// position classified from its exits under each reading of the smaller materials: built once,
+/// read by every solve of the pair.
+pub struct PairGraph {
+    sides: Vec<SideGraph>,
+}
+
 /// One side of the pair, with its move graph.
 struct SideGraph {
     signature: Signature,
     index: TableIndex,
-    shape: MaterialShape,
+    /// The condition the edges are marked with (`EDGE_CONDITION`), seen from this side's mover.
+    condition: Option<ConditionShape>,
     /// The pure result of every position.
     pure: Vec<Wdl>,
-    /// `LOST`, `GOOD`, `NEVER` or `OPEN`.
-    class: Vec<u8>,
+    /// `LOST`, `GOOD`, `NEVER` or `OPEN`, with the exits read in the first reading (a solve
+    /// reads its own reading's, [`SideGraph::class_in`]).
+    first_class: Vec<u8>,
+    /// Per further reading, the positions whose class differs from `class`, with theirs.
+    class_changes: Vec<Vec<(u32, u8)>>,
     /// Edges of position `i`: `edges[offsets[i]..offsets[i + 1]]`.
     offsets: Vec<u32>,
     edges: Vec<u32>,
@@ -106,8 +117,12 @@ struct SideGraph {
 /// Per side, the staircases of one family.
 type Planes = Vec<Stairs>;
 
-struct Pair {
-    sides: Vec<SideGraph>,
+/// One solve of a pair: its graph, read under one set of counters and one reading of the exits.
+struct Pair<'g> {
+    sides: &'g [SideGraph],
+    shapes: Vec<MaterialShape>,
+    /// Per side, every position's class in this reading.
+    class: Vec<Vec<u8>>,
     z_full: Option<u16>,
 }
 
@@ -123,31 +138,27 @@ struct Pair {
 /// not read). Where the other side wins, a count that has passed its limit is over as well, so
 /// the `pre` staircases must agree for both readings: otherwise the pair is refused.
 ///
+/// `graph` is read with the exits of its `reading`-th reading, and must have been built with
+/// the condition counter of `draw` (or `draw` must have none).
+///
 /// # Errors
 ///
-/// A missing or damaged pure table of the pair, a failed lookup of a smaller material, rules the
-/// tables do not implement, or a table too large for the edge encoding.
+/// Rules the tables do not implement, a graph marked with another condition, or a table whose
+/// values break the solver's invariants.
 pub fn solve_draw_pair(
-    rules: &MoveRules,
     draw: &DrawRules,
-    pure: &TableSet,
-    fresh_results: &dyn FreshResults,
-    signature: Signature,
+    graph: &PairGraph,
+    reading: usize,
 ) -> Result<Vec<DrawTable>, Error> {
+    let signature = graph.sides[0].signature;
     let pure_value_limit = draw
         .active(&signature)
         .any(|(c, _)| c.limit_outcome == LimitOutcome::PureValue);
-    let with = solve_with_limits_drawn(rules, draw, pure, fresh_results, signature)?;
+    let with = solve_with_limits_drawn(draw, graph, reading)?;
     if !pure_value_limit {
         return Ok(with);
     }
-    let without = solve_with_limits_drawn(
-        rules,
-        &draw.without_pure_value_limits(),
-        pure,
-        fresh_results,
-        signature,
-    )?;
+    let without = solve_with_limits_drawn(&draw.without_pure_value_limits(), graph, reading)?;
     with.into_iter()
         .zip(without)
         .map(|(with, without)| keep_the_deciding_solve(draw, with, without))
@@ -238,39 +249,45 @@ fn keep_the_deciding_solve(
     })
 }
 
-/// Solves the rule tables of `signature` and its colour flip with every limit a draw.
+/// Solves the rule tables of the pair with every limit a draw.
 fn solve_with_limits_drawn(
-    rules: &MoveRules,
     draw: &DrawRules,
-    pure: &TableSet,
-    fresh_results: &dyn FreshResults,
-    signature: Signature,
+    graph: &PairGraph,
+    reading: usize,
 ) -> Result<Vec<DrawTable>, Error> {
-    let mut signatures = vec![signature];
-    if signature.flipped() != signature {
-        signatures.push(signature.flipped());
-    }
-    let shapes = signatures
+    let shapes = graph
+        .sides
         .iter()
-        .map(|&s| MaterialShape::of(draw, s))
+        .map(|side| MaterialShape::of(draw, side.signature))
         .collect::<Result<Vec<_>, _>>()
         .map_err(Error::from)?;
-    let failure = Mutex::new(None);
-    let sides = signatures
-        .iter()
-        .zip(&shapes)
-        .map(|(&s, &shape)| {
-            let child_side = side_of(&signatures, s.flipped());
-            build_graph(rules, pure, fresh_results, s, shape, child_side, &failure)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some(error) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(error);
+    for (side, shape) in graph.sides.iter().zip(&shapes) {
+        let marked_alike = |c: ConditionShape, m: ConditionShape| {
+            (c.condition, c.strong_is_mover) == (m.condition, m.strong_is_mover)
+        };
+        if let Some(condition) = shape.condition {
+            if !side
+                .condition
+                .is_some_and(|marked| marked_alike(condition, marked))
+            {
+                return Err(Error::Invariant(format!(
+                    "{}: the move graph is not marked with the condition of these rules",
+                    side.signature
+                )));
+            }
+        }
     }
     let pair = Pair {
+        sides: &graph.sides,
+        class: graph
+            .sides
+            .iter()
+            .map(|side| side.class_in(reading))
+            .collect(),
         z_full: shapes[0].z_full,
-        sides,
+        shapes,
     };
+    let shapes = &pair.shapes;
     let a_live = shapes[0].a_full.is_some();
     let z_live = pair.z_full.is_some();
 
@@ -318,13 +335,12 @@ fn solve_with_limits_drawn(
             stairs,
         });
     }
-    Ok(pair
-        .sides
-        .iter()
-        .zip(families)
+    Ok(families
+        .into_iter()
+        .enumerate()
         .map(|(side, families)| DrawTable {
-            signature: side.signature,
-            fresh: side.fresh_results(&families),
+            signature: pair.sides[side].signature,
+            fresh: pair.fresh_results(side, &families),
             families,
         })
         .collect())
@@ -335,113 +351,195 @@ fn side_of(signatures: &[Signature], signature: Signature) -> usize {
     usize::from(signatures.len() == 2 && signatures[1] == signature)
 }
 
-/// Classifies every position of one side and lists the moves of the open ones.
-fn build_graph(
-    rules: &MoveRules,
-    pure: &TableSet,
-    fresh_results: &dyn FreshResults,
-    signature: Signature,
-    shape: MaterialShape,
-    child_side: usize,
-    failure: &Mutex<Option<Error>>,
-) -> Result<SideGraph, Error> {
-    let index = TableIndex::new(signature);
-    let size = index.size();
-    if size > u64::from(EDGE_INDEX) {
-        return Err(Error::Unsupported(format!(
-            "{signature}: {size} positions, more than the rule solver's {EDGE_INDEX}"
-        )));
-    }
-    let table = pure.table(signature)?;
-    let record = |error: Error| {
-        failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert(error);
-    };
-    let children = Children {
-        pure: pure.table(signature.flipped())?,
-        index: TableIndex::new(signature.flipped()),
-        side: child_side,
-        // The same material with the other side to move: the strong side swaps roles.
-        condition: shape.condition.map(|c| ConditionShape {
-            strong_is_mover: !c.strong_is_mover,
-            ..c
-        }),
-        fresh_results,
-        record: &record,
-    };
-    struct Chunk {
-        pure: Vec<Wdl>,
-        class: Vec<u8>,
-        degrees: Vec<u32>,
-        edges: Vec<u32>,
-        advance: Vec<u8>,
-    }
-    let parts: Vec<Chunk> = chunks(size)
-        .map(|range| {
-            let mut moves: Vec<Move> = Vec::new();
-            let n = (range.end - range.start) as usize;
-            let mut chunk = Chunk {
-                pure: Vec::with_capacity(n),
-                class: Vec::with_capacity(n),
-                degrees: Vec::with_capacity(n),
-                edges: Vec::new(),
-                advance: Vec::with_capacity(n),
-            };
-            for (i, board) in range.clone().zip(index.boards(range)) {
-                chunk.advance.push(board.advancement());
-                let pure = match table.value(i) {
-                    Some(value) => value.wdl(),
-                    None => {
-                        record(Error::Corrupt {
-                            path: dprobe::format::raw_table_path(pure.dir(), rules.id, signature),
-                            reason: format!("invalid value at index {i}"),
-                        });
-                        Wdl::Draw
-                    }
-                };
-                chunk.pure.push(pure);
-                let before = chunk.edges.len();
-                let class = if pure == Wdl::Draw {
-                    NEVER
-                } else {
-                    moves.clear();
-                    legal_moves(&board, rules, &mut moves);
-                    children.classify(&board, &moves, pure == Wdl::Win, &mut chunk.edges)
-                };
-                if class != OPEN {
-                    chunk.edges.truncate(before);
-                }
-                chunk.class.push(class);
-                chunk.degrees.push((chunk.edges.len() - before) as u32);
-            }
-            chunk
-        })
-        .collect();
-    let mut graph = SideGraph {
-        signature,
-        index,
-        shape,
-        pure: Vec::with_capacity(size as usize),
-        class: Vec::with_capacity(size as usize),
-        offsets: Vec::with_capacity(size as usize + 1),
-        edges: Vec::new(),
-        advance: Vec::with_capacity(size as usize),
-    };
-    graph.offsets.push(0);
-    for part in parts {
-        graph.pure.extend(part.pure);
-        graph.class.extend(part.class);
-        graph.advance.extend(part.advance);
-        let mut end = graph.edges.len() as u32;
-        for degree in part.degrees {
-            end += degree;
-            graph.offsets.push(end);
+/// The most readings a graph classifies at once (one bit each in [`Children::classify`]).
+const MAX_READINGS: usize = 32;
+
+impl PairGraph {
+    /// Lists the moves of `signature` and its colour flip and classifies every position from
+    /// its exits under each of `readings` (the fresh results of the materials solved before, as
+    /// one set of counters or another sees them). Edges are marked with the condition counter of
+    /// `draw`.
+    ///
+    /// # Errors
+    ///
+    /// A missing or damaged pure table of the pair, a failed lookup of a smaller material, rules
+    /// the tables do not implement, a table too large for the edge encoding, or more than 32
+    /// readings.
+    pub fn build(
+        rules: &MoveRules,
+        draw: &DrawRules,
+        pure: &TableSet,
+        readings: &[&dyn FreshResults],
+        signature: Signature,
+    ) -> Result<PairGraph, Error> {
+        if readings.is_empty() || readings.len() > MAX_READINGS {
+            return Err(Error::Invariant(format!(
+                "{signature}: {} readings of the exits, not 1 to {MAX_READINGS}",
+                readings.len()
+            )));
         }
-        graph.edges.extend(part.edges);
+        let mut signatures = vec![signature];
+        if signature.flipped() != signature {
+            signatures.push(signature.flipped());
+        }
+        let failure = Mutex::new(None);
+        let sides = signatures
+            .iter()
+            .map(|&s| {
+                let condition = MaterialShape::of(draw, s).map_err(Error::from)?.condition;
+                let child_side = side_of(&signatures, s.flipped());
+                SideGraph::build(rules, pure, readings, s, condition, child_side, &failure)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(error) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(error);
+        }
+        Ok(PairGraph { sides })
     }
-    Ok(graph)
+}
+
+impl SideGraph {
+    /// Classifies every position of one side and lists the moves that may matter.
+    fn build(
+        rules: &MoveRules,
+        pure: &TableSet,
+        readings: &[&dyn FreshResults],
+        signature: Signature,
+        condition: Option<ConditionShape>,
+        child_side: usize,
+        failure: &Mutex<Option<Error>>,
+    ) -> Result<SideGraph, Error> {
+        let index = TableIndex::new(signature);
+        let size = index.size();
+        if size > u64::from(EDGE_INDEX) {
+            return Err(Error::Unsupported(format!(
+                "{signature}: {size} positions, more than the rule solver's {EDGE_INDEX}"
+            )));
+        }
+        let table = pure.table(signature)?;
+        let record = |error: Error| {
+            failure
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(error);
+        };
+        let children = Children {
+            pure: pure.table(signature.flipped())?,
+            index: TableIndex::new(signature.flipped()),
+            side: child_side,
+            // The same material with the other side to move: the strong side swaps roles.
+            condition: condition.map(|c| ConditionShape {
+                strong_is_mover: !c.strong_is_mover,
+                ..c
+            }),
+            readings,
+            record: &record,
+        };
+        struct Chunk {
+            pure: Vec<Wdl>,
+            class: Vec<u8>,
+            class_changes: Vec<Vec<(u32, u8)>>,
+            degrees: Vec<u32>,
+            edges: Vec<u32>,
+            advance: Vec<u8>,
+        }
+        let parts: Vec<Chunk> = chunks(size)
+            .map(|range| {
+                let mut moves: Vec<Move> = Vec::new();
+                let mut classes = [NEVER; MAX_READINGS];
+                let n = (range.end - range.start) as usize;
+                let mut chunk = Chunk {
+                    pure: Vec::with_capacity(n),
+                    class: Vec::with_capacity(n),
+                    class_changes: vec![Vec::new(); readings.len() - 1],
+                    degrees: Vec::with_capacity(n),
+                    edges: Vec::new(),
+                    advance: Vec::with_capacity(n),
+                };
+                for (i, board) in range.clone().zip(index.boards(range)) {
+                    chunk.advance.push(board.advancement());
+                    let pure = match table.value(i) {
+                        Some(value) => value.wdl(),
+                        None => {
+                            record(Error::Corrupt {
+                                path: dprobe::format::raw_table_path(
+                                    pure.dir(),
+                                    rules.id,
+                                    signature,
+                                ),
+                                reason: format!("invalid value at index {i}"),
+                            });
+                            Wdl::Draw
+                        }
+                    };
+                    chunk.pure.push(pure);
+                    let before = chunk.edges.len();
+                    let classes = &mut classes[..readings.len()];
+                    if pure == Wdl::Draw {
+                        classes.fill(NEVER);
+                    } else {
+                        moves.clear();
+                        legal_moves(&board, rules, &mut moves);
+                        let mover_wins = pure == Wdl::Win;
+                        children.classify(&board, &moves, mover_wins, &mut chunk.edges, classes);
+                    }
+                    if !classes.contains(&OPEN) {
+                        chunk.edges.truncate(before);
+                    }
+                    chunk.class.push(classes[0]);
+                    for (changes, &class) in chunk.class_changes.iter_mut().zip(&classes[1..]) {
+                        if class != classes[0] {
+                            changes.push((i as u32, class));
+                        }
+                    }
+                    chunk.degrees.push((chunk.edges.len() - before) as u32);
+                }
+                chunk
+            })
+            .collect();
+        let mut graph = SideGraph {
+            signature,
+            index,
+            condition,
+            pure: Vec::with_capacity(size as usize),
+            first_class: Vec::with_capacity(size as usize),
+            class_changes: vec![Vec::new(); readings.len() - 1],
+            offsets: Vec::with_capacity(size as usize + 1),
+            edges: Vec::new(),
+            advance: Vec::with_capacity(size as usize),
+        };
+        graph.offsets.push(0);
+        for part in parts {
+            graph.pure.extend(part.pure);
+            graph.first_class.extend(part.class);
+            for (all, changes) in graph.class_changes.iter_mut().zip(part.class_changes) {
+                all.extend(changes);
+            }
+            graph.advance.extend(part.advance);
+            let mut end = graph.edges.len() as u32;
+            for degree in part.degrees {
+                end += degree;
+                graph.offsets.push(end);
+            }
+            graph.edges.extend(part.edges);
+        }
+        Ok(graph)
+    }
+
+    /// Every position's class with the exits read in `reading`.
+    fn class_in(&self, reading: usize) -> Vec<u8> {
+        let mut class = self.first_class.clone();
+        if let Some(changes) = reading.checked_sub(1).map(|r| &self.class_changes[r]) {
+            for &(i, c) in changes {
+                class[i as usize] = c;
+            }
+        }
+        class
+    }
+
+    fn edges_of(&self, index: usize) -> &[u32] {
+        &self.edges[self.offsets[index] as usize..self.offsets[index + 1] as usize]
+    }
 }
 
 /// What a side needs to know about the children of its positions.
@@ -454,46 +552,62 @@ struct Children<'a> {
     side: usize,
     /// The condition counter, seen from the children's side to move.
     condition: Option<ConditionShape>,
-    fresh_results: &'a dyn FreshResults,
+    /// The fresh results of the materials the exits lead to, in each reading.
+    readings: &'a [&'a dyn FreshResults],
     record: &'a (dyn Fn(Error) + Sync),
 }
 
 impl Children<'_> {
-    /// The class of a position decided in the pure game, from its exits; pushes its moves inside
-    /// the material as edges (the caller keeps them only for an open position).
+    /// The class of a position decided in the pure game, in each reading (`classes`), from its
+    /// exits; pushes its moves inside the material as edges (the caller keeps them only for a
+    /// position open in some reading).
     fn classify(
         &self,
         board: &Board,
         moves: &[Move],
         mover_wins: bool,
         edges: &mut Vec<u32>,
-    ) -> u8 {
+        classes: &mut [u8],
+    ) {
         if moves.is_empty() {
-            return LOST;
+            classes.fill(LOST);
+            return;
         }
-        let mut bad_exit = false;
-        let mut good_exit = false;
+        // One bit per reading: some exit is good, or bad, for the pure winner.
+        let mut bad_exit = 0u32;
+        let mut good_exit = 0u32;
         let mut inside = false;
+        let every = u32::MAX >> (MAX_READINGS - classes.len());
         for mv in moves {
             let child = board.play(mv);
             if mv.is_capture() || mv.crowned {
-                let result = if child.own() == 0 {
+                // Good for the pure winner: the child's mover loses if the winner moved.
+                let good_result = if mover_wins {
                     DrawWdl::Loss
                 } else {
-                    self.fresh_results.fresh(&child).unwrap_or_else(|error| {
-                        (self.record)(error);
-                        DrawWdl::Draw
-                    })
+                    DrawWdl::Win
                 };
-                // Good for the pure winner: the child's mover loses if the winner moved.
-                let good = result
-                    == if mover_wins {
-                        DrawWdl::Loss
+                if child.own() == 0 {
+                    let all_good = good_result == DrawWdl::Loss;
+                    good_exit |= if all_good { every } else { 0 };
+                    bad_exit |= if all_good { 0 } else { every };
+                    continue;
+                }
+                let signature = Signature::of(&child);
+                let child_index = TableIndex::new(signature).index(&child);
+                for (r, reading) in self.readings.iter().enumerate() {
+                    let result = reading
+                        .fresh_at(signature, child_index)
+                        .unwrap_or_else(|error| {
+                            (self.record)(error);
+                            DrawWdl::Draw
+                        });
+                    if result == good_result {
+                        good_exit |= 1 << r;
                     } else {
-                        DrawWdl::Win
-                    };
-                good_exit |= good;
-                bad_exit |= !good;
+                        bad_exit |= 1 << r;
+                    }
+                }
             } else {
                 inside = true;
                 let child_index = self.index.index(&child);
@@ -515,10 +629,13 @@ impl Children<'_> {
                 edges.push(edge);
             }
         }
-        match (mover_wins, good_exit, bad_exit, inside) {
-            (true, true, _, _) | (false, _, false, false) => GOOD,
-            (true, false, _, false) | (false, _, true, _) => NEVER,
-            _ => OPEN,
+        for (r, class) in classes.iter_mut().enumerate() {
+            let (good, bad) = (good_exit >> r & 1 != 0, bad_exit >> r & 1 != 0);
+            *class = match (mover_wins, good, bad, inside) {
+                (true, true, _, _) | (false, _, false, false) => GOOD,
+                (true, false, _, false) | (false, _, true, _) => NEVER,
+                _ => OPEN,
+            };
         }
     }
 }
@@ -546,7 +663,7 @@ enum Cross<'a> {
     Leave(Option<&'a Planes>),
 }
 
-impl Pair {
+impl Pair<'_> {
     /// The staircases of one family, `cross` saying where moves to the other family lead.
     /// `a_live`: every move lowers a budget `A` that starts at most at `a_cap`.
     fn solve_family(
@@ -574,7 +691,7 @@ impl Pair {
 
     /// The condition counter's budget when it starts at a position of `side`.
     fn condition_budget(&self, side: usize) -> u16 {
-        self.sides[side].shape.condition.map_or(0, |c| c.budget)
+        self.shapes[side].condition.map_or(0, |c| c.budget)
     }
 
     /// The stored entry of the post family at a child where the condition has just started
@@ -593,10 +710,10 @@ impl Pair {
     fn thresholds(&self, cap: Option<u16>, cross: Cross) -> Result<Planes, Error> {
         let z_full = self.z_full;
         let mut values: Vec<Vec<u8>> = self
-            .sides
+            .class
             .iter()
-            .map(|side| {
-                side.class
+            .map(|class| {
+                class
                     .iter()
                     .map(|&c| if c == OPEN { NEVER } else { c })
                     .collect()
@@ -607,7 +724,7 @@ impl Pair {
             .iter()
             .enumerate()
             .flat_map(|(s, side)| {
-                side.class
+                self.class[s]
                     .iter()
                     .enumerate()
                     .filter(|&(_, &c)| c == OPEN)
@@ -706,11 +823,11 @@ impl Pair {
             0
         };
         let mut built: Vec<StairsBuilder> = self
-            .sides
+            .class
             .iter()
-            .map(|side| {
+            .map(|class| {
                 StairsBuilder::new(
-                    side.class
+                    class
                         .iter()
                         .map(|&c| if c == LOST { 0 } else { NEVER })
                         .collect(),
@@ -721,10 +838,10 @@ impl Pair {
             let bound = k.min(z_full);
             let cur: Vec<Vec<u8>> = (0..self.sides.len())
                 .map(|s| {
-                    let side = &self.sides[s];
-                    (0..side.class.len())
+                    let (side, class) = (&self.sides[s], &self.class[s]);
+                    (0..class.len())
                         .into_par_iter()
-                        .map(|i| match side.class[i] {
+                        .map(|i| match class[i] {
                             OPEN => {
                                 let winner_moves = side.pure[i] == Wdl::Win;
                                 let mut acc = if winner_moves { INF } else { 0 };
@@ -796,22 +913,18 @@ impl Pair {
     }
 }
 
-impl SideGraph {
-    fn edges_of(&self, index: usize) -> &[u32] {
-        &self.edges[self.offsets[index] as usize..self.offsets[index + 1] as usize]
-    }
-
-    /// The result of every position with fresh counts, from the solved families.
-    fn fresh_results(&self, families: &[Family]) -> Vec<u8> {
-        let mut out = vec![0u8; self.class.len()];
-        let size = self.index.size();
-        let per_chunk: Vec<(u64, Vec<u8>)> = chunks(size)
+impl Pair<'_> {
+    /// The result of every position of `side` with fresh counts, from the solved families.
+    fn fresh_results(&self, side: usize, families: &[Family]) -> Vec<u8> {
+        let graph = &self.sides[side];
+        let mut out = vec![0u8; graph.pure.len()];
+        let per_chunk: Vec<(u64, Vec<u8>)> = chunks(graph.index.size())
             .map(|range| {
                 let start = range.start;
                 let codes = range
                     .clone()
-                    .zip(self.index.boards(range))
-                    .map(|(i, board)| self.fresh_result(i as usize, &board, families).code())
+                    .zip(graph.index.boards(range))
+                    .map(|(i, board)| self.fresh_result(side, i as usize, &board, families).code())
                     .collect();
                 (start, codes)
             })
@@ -822,13 +935,13 @@ impl SideGraph {
         out
     }
 
-    fn fresh_result(&self, i: usize, board: &Board, families: &[Family]) -> DrawWdl {
-        let pure = self.pure[i];
+    fn fresh_result(&self, side: usize, i: usize, board: &Board, families: &[Family]) -> DrawWdl {
+        let pure = self.sides[side].pure[i];
         if pure == Wdl::Draw {
             return DrawWdl::Draw;
         }
-        let state = self.shape.fresh(board);
-        let wins = self.class[i] == LOST
+        let state = self.shapes[side].fresh(board);
+        let wins = self.class[side][i] == LOST
             || families
                 .iter()
                 .find(|f| f.post == state.post)
