@@ -34,7 +34,7 @@ use dprobe::{
 };
 use rayon::prelude::*;
 
-use crate::pure::solve::chunks;
+use crate::pure::solve::{chunks, CHUNK};
 use crate::pure::tableset::TableSet;
 use crate::Error;
 
@@ -107,15 +107,23 @@ struct SideGraph {
     first_class: Vec<u8>,
     /// Per further reading, the positions whose class differs from `class`, with theirs.
     class_changes: Vec<Vec<(u32, u8)>>,
-    /// Edges of position `i`: `edges[offsets[i]..offsets[i + 1]]`.
-    offsets: Vec<u32>,
-    edges: Vec<u32>,
+    /// The edges of the positions, by chunk of the index ([`SideGraph::edges_of`]): kept as
+    /// each chunk lists them, never gathered into one array, which would need twice the memory
+    /// while it is built.
+    edges: Vec<EdgeChunk>,
     /// Men's advancement: the sum over all men of the rows they have gone forward.
     advance: Vec<u8>,
 }
 
 /// Per side, the staircases of one family.
 type Planes = Vec<Stairs>;
+
+/// The edges of [`CHUNK`] consecutive positions: those of the `j`-th are
+/// `edges[offsets[j]..offsets[j + 1]]`.
+struct EdgeChunk {
+    offsets: Vec<u32>,
+    edges: Vec<u32>,
+}
 
 /// One solve of a pair: its graph, read under one set of counters and one reading of the exits.
 struct Pair<'g> {
@@ -439,8 +447,7 @@ impl SideGraph {
             pure: Vec<Wdl>,
             class: Vec<u8>,
             class_changes: Vec<Vec<(u32, u8)>>,
-            degrees: Vec<u32>,
-            edges: Vec<u32>,
+            edges: EdgeChunk,
             advance: Vec<u8>,
         }
         let parts: Vec<Chunk> = chunks(size)
@@ -452,10 +459,13 @@ impl SideGraph {
                     pure: Vec::with_capacity(n),
                     class: Vec::with_capacity(n),
                     class_changes: vec![Vec::new(); readings.len() - 1],
-                    degrees: Vec::with_capacity(n),
-                    edges: Vec::new(),
+                    edges: EdgeChunk {
+                        offsets: Vec::with_capacity(n + 1),
+                        edges: Vec::new(),
+                    },
                     advance: Vec::with_capacity(n),
                 };
+                chunk.edges.offsets.push(0);
                 for (i, board) in range.clone().zip(index.boards(range)) {
                     chunk.advance.push(board.advancement());
                     let pure = match table.value(i) {
@@ -473,7 +483,8 @@ impl SideGraph {
                         }
                     };
                     chunk.pure.push(pure);
-                    let before = chunk.edges.len();
+                    let edges = &mut chunk.edges.edges;
+                    let before = edges.len();
                     let classes = &mut classes[..readings.len()];
                     if pure == Wdl::Draw {
                         classes.fill(NEVER);
@@ -481,19 +492,20 @@ impl SideGraph {
                         moves.clear();
                         legal_moves(&board, rules, &mut moves);
                         let mover_wins = pure == Wdl::Win;
-                        children.classify(&board, &moves, mover_wins, &mut chunk.edges, classes);
+                        children.classify(&board, &moves, mover_wins, edges, classes);
                     }
                     if !classes.contains(&OPEN) {
-                        chunk.edges.truncate(before);
+                        edges.truncate(before);
                     }
+                    chunk.edges.offsets.push(edges.len() as u32);
                     chunk.class.push(classes[0]);
                     for (changes, &class) in chunk.class_changes.iter_mut().zip(&classes[1..]) {
                         if class != classes[0] {
                             changes.push((i as u32, class));
                         }
                     }
-                    chunk.degrees.push((chunk.edges.len() - before) as u32);
                 }
+                chunk.edges.edges.shrink_to_fit();
                 chunk
             })
             .collect();
@@ -504,11 +516,9 @@ impl SideGraph {
             pure: Vec::with_capacity(size as usize),
             first_class: Vec::with_capacity(size as usize),
             class_changes: vec![Vec::new(); readings.len() - 1],
-            offsets: Vec::with_capacity(size as usize + 1),
-            edges: Vec::new(),
+            edges: Vec::with_capacity(parts.len()),
             advance: Vec::with_capacity(size as usize),
         };
-        graph.offsets.push(0);
         for part in parts {
             graph.pure.extend(part.pure);
             graph.first_class.extend(part.class);
@@ -516,12 +526,7 @@ impl SideGraph {
                 all.extend(changes);
             }
             graph.advance.extend(part.advance);
-            let mut end = graph.edges.len() as u32;
-            for degree in part.degrees {
-                end += degree;
-                graph.offsets.push(end);
-            }
-            graph.edges.extend(part.edges);
+            graph.edges.push(part.edges);
         }
         Ok(graph)
     }
@@ -538,7 +543,9 @@ impl SideGraph {
     }
 
     fn edges_of(&self, index: usize) -> &[u32] {
-        &self.edges[self.offsets[index] as usize..self.offsets[index + 1] as usize]
+        let chunk = &self.edges[index / CHUNK];
+        let j = index % CHUNK;
+        &chunk.edges[chunk.offsets[j] as usize..chunk.offsets[j + 1] as usize]
     }
 }
 

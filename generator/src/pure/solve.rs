@@ -55,7 +55,7 @@ use super::slices::{MenSteps, Slice, Slices};
 use crate::Error;
 
 /// Positions handled per parallel task.
-pub(super) const CHUNK: usize = 1 << 12;
+pub(crate) const CHUNK: usize = 1 << 12;
 
 /// The index range `0..size` cut into chunks for parallel passes.
 pub(crate) fn chunks(size: u64) -> impl ParallelIterator<Item = std::ops::Range<u64>> {
