@@ -6,10 +6,13 @@ use std::path::Path;
 use dprobe::format::{draw_dir, draw_table_path};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
-use dprobe::{DrawRules, DrawWdl, Wdl};
+use dprobe::{DrawRules, DrawWdl};
 use std::time::Instant;
 
-use crate::draw::results::{DrawResults, FreshResults, Overlay};
+use bitvec::slice::BitSlice;
+use bitvec::vec::BitVec;
+
+use crate::draw::results::{turned_bits, AloneResults, DrawResults, FreshResults, Overlay};
 use crate::draw::solve::{solve_draw_pair, PairGraph};
 use crate::draw::write::{counters_alone, encode_draw_table, existing_fresh, FreshAndAlone};
 use crate::error::{io_error, Error};
@@ -25,21 +28,6 @@ fn rules_change(fresh: &[u8]) -> bool {
             Some(DrawWdl::CursedWin | DrawWdl::BlessedLoss)
         )
     })
-}
-
-/// The pure game's results in the codes of rule results.
-fn pure_results(fresh: &[u8]) -> Vec<u8> {
-    fresh
-        .iter()
-        .map(|&c| {
-            let pure = DrawWdl::from_code(c).map_or(DrawWdl::Draw, |r| match r.pure() {
-                Wdl::Win => DrawWdl::Win,
-                Wdl::Draw => DrawWdl::Draw,
-                Wdl::Loss => DrawWdl::Loss,
-            });
-            pure.code()
-        })
-        .collect()
 }
 
 /// Whether a game in `from` (either side to move) may reach `to` (either side to move): no
@@ -59,7 +47,7 @@ struct Alone {
     draw: DrawRules,
     /// The results alone of the signatures where they differ from those under all the rules
     /// (read through an [`Overlay`] over those).
-    results: DrawResults,
+    results: AloneResults,
     /// The signatures where this counter alone changes some value.
     changed: Vec<Signature>,
 }
@@ -74,14 +62,13 @@ impl Alone {
             && !self.changed.iter().any(|&t| may_reach(signature, t))
     }
 
-    /// Keeps the results alone of `signature`, whose results under all the rules are `all`.
-    fn insert(&mut self, signature: Signature, fresh: Vec<u8>, all: &[u8]) {
-        if rules_change(&fresh) {
+    /// Keeps the results alone of `signature` (where the counter turns the pure result into a
+    /// draw), whose results under all the rules are `all`.
+    fn insert(&mut self, signature: Signature, turned: BitVec<u64>, all: &[u8]) {
+        if turned.any() {
             self.changed.push(signature);
         }
-        if fresh != all {
-            self.results.insert(signature, fresh);
-        }
+        self.results.insert(signature, turned, all);
     }
 }
 
@@ -110,7 +97,7 @@ pub fn generate_draw_tables(
     let mut alone: Vec<Alone> = (0..counters_alone(draw))
         .map(|k| Alone {
             draw: draw.only_counter(k),
-            results: DrawResults::default(),
+            results: AloneResults::default(),
             changed: Vec::new(),
         })
         .collect();
@@ -126,7 +113,7 @@ pub fn generate_draw_tables(
         if existing.iter().all(Option::is_some) {
             for (s, (fresh, fresh_alone)) in signatures.iter().zip(existing.into_iter().flatten()) {
                 for (counter, fresh_alone) in alone.iter_mut().zip(fresh_alone) {
-                    counter.insert(*s, fresh_alone, &fresh);
+                    counter.insert(*s, turned_bits(*s, &fresh, &fresh_alone)?, &fresh);
                 }
                 results.insert(*s, fresh);
             }
@@ -158,15 +145,20 @@ pub fn generate_draw_tables(
         let graph = PairGraph::build(rules, draw, &pure, &readings, planned.signature)?;
         let tables = solve_draw_pair(draw, &graph, 0)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
-        // Per counter, the pair's results alone, in the order of `tables`.
-        let mut pair_alone: Vec<Vec<Vec<u8>>> = Vec::with_capacity(alone.len());
+        // Per counter, the pair's results alone in the order of `tables`, as bits: this
+        // counter alone turns the pure result into a draw.
+        let mut pair_alone: Vec<Vec<BitVec<u64>>> = Vec::with_capacity(alone.len());
         for (counter, reading) in alone.iter().zip(reading_of) {
             pair_alone.push(match reading.filter(|_| changed) {
                 Some(reading) => solve_draw_pair(&counter.draw, &graph, reading)?
-                    .into_iter()
-                    .map(|t| t.fresh)
+                    .iter()
+                    .zip(&tables)
+                    .map(|(alone, all)| turned_bits(all.signature, &all.fresh, &alone.fresh))
+                    .collect::<Result<_, _>>()?,
+                None => tables
+                    .iter()
+                    .map(|t| BitVec::repeat(false, t.fresh.len()))
                     .collect(),
-                None => tables.iter().map(|t| pure_results(&t.fresh)).collect(),
             });
         }
         drop(graph);
@@ -180,7 +172,8 @@ pub fn generate_draw_tables(
         observer.pair_solved(&planned);
         for (side, table) in tables.into_iter().enumerate() {
             let path = draw_table_path(dir, rules.id, draw, table.signature);
-            let table_alone: Vec<&[u8]> = pair_alone.iter().map(|a| a[side].as_slice()).collect();
+            let table_alone: Vec<&BitSlice<u64>> =
+                pair_alone.iter().map(|a| a[side].as_bitslice()).collect();
             let bytes = encode_draw_table(rules, draw, &table, &table_alone, zstd_level)
                 .map_err(io_error(&path))?;
             write_atomically(&path, &bytes)?;

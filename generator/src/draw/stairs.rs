@@ -189,27 +189,39 @@ impl Stairs {
         self.first.par_iter().map(|&code| code as u8).collect()
     }
 
-    /// The sections of a rule table's family of layers: section `r` holds every position's
-    /// corner `r + 1` (codes of [`corner_code`]), with the positions that have fewer corners
-    /// marked don't-care. At least one section.
-    pub fn sections(&self) -> Vec<(Vec<u16>, BitVec<u64>)> {
-        let mut sections = vec![(self.first.clone(), bitvec![u64, Lsb0; 0; self.len()])];
-        let mut rank = 0;
+    /// How many sections the family of layers needs: the most corners of a position.
+    pub fn ranks(&self) -> usize {
+        let mut most = 1;
+        let mut run = 0;
+        let mut previous = None;
+        for &(index, _) in &self.further {
+            run = if previous == Some(index) { run + 1 } else { 1 };
+            previous = Some(index);
+            most = most.max(run + 1);
+        }
+        most
+    }
+
+    /// Section `rank` of a rule table's family of layers (`rank < ranks()`): every position's
+    /// corner `rank + 1` (codes of [`corner_code`]), with the positions that have fewer corners
+    /// marked don't-care. Built one at a time, so that a writer holds one section in memory.
+    pub fn section(&self, rank: usize) -> (Vec<u16>, BitVec<u64>) {
+        if rank == 0 {
+            return (self.first.clone(), bitvec![u64, Lsb0; 0; self.len()]);
+        }
+        let mut symbols = vec![NO_CORNER; self.len()];
+        let mut dont_care = bitvec![u64, Lsb0; 1; self.len()];
+        let mut run = 0;
         let mut previous = None;
         for &(index, code) in &self.further {
-            rank = if previous == Some(index) { rank + 1 } else { 1 };
+            run = if previous == Some(index) { run + 1 } else { 1 };
             previous = Some(index);
-            if sections.len() <= rank {
-                sections.push((
-                    vec![NO_CORNER; self.len()],
-                    bitvec![u64, Lsb0; 1; self.len()],
-                ));
+            if run == rank {
+                symbols[index as usize] = code;
+                dont_care.set(index as usize, false);
             }
-            let (symbols, dont_care) = &mut sections[rank];
-            symbols[index as usize] = code;
-            dont_care.set(index as usize, false);
         }
-        sections
+        (symbols, dont_care)
     }
 
     /// The further corners of position `index`.
@@ -348,8 +360,8 @@ mod tests {
         assert_eq!(stairs.corners(1), vec![(0, 5), (2, 3), (3, 1)]);
         assert_eq!(stairs.corners(2), vec![(1, 9), (3, 4)]);
         assert_eq!(stairs.entry(1, 40), 1, "layers past the last repeat it");
-        let sections = stairs.sections();
-        assert_eq!(sections.len(), 3);
+        assert_eq!(stairs.ranks(), 3);
+        let sections: Vec<_> = (0..3).map(|rank| stairs.section(rank)).collect();
         assert_eq!(
             corner_parts(sections[0].0[1]),
             (0, 5, true),

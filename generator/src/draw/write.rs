@@ -3,14 +3,15 @@
 
 use std::path::Path;
 
+use bitvec::order::Lsb0;
+use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
 use dprobe::draw::PlaneKind;
-use dprobe::format::draw::{alone_symbol, FamilySection};
+use dprobe::format::draw::FamilySection;
 use dprobe::format::{draw_table_path, DrawFile, SectionRole, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::MoveRules;
-use dprobe::{DrawRules, DrawWdl};
-use rayon::prelude::*;
+use dprobe::DrawRules;
 
 use crate::draw::solve::DrawTable;
 use crate::pure::write::{encode, Compression, Fill, Layout};
@@ -18,32 +19,61 @@ use crate::pure::write::{encode, Compression, Fill, Layout};
 /// A section's symbols and which of them are don't-care.
 type Section = (Vec<u16>, BitVec<u64>);
 
-/// The bytes of a rule table file: `table`, and the fresh results under each counter alone
-/// (`alone`, in the counters' order; empty if `draw` has one counter). Sections are compressed
-/// in parallel.
+/// The bytes of a rule table file: `table`, and where each counter alone turns the pure result
+/// into a draw (`alone`, in the counters' order; empty if `draw` has one counter). Sections are
+/// built one at a time, each compressed in parallel blocks.
 pub fn encode_draw_table(
     rules: &MoveRules,
     draw: &DrawRules,
     table: &DrawTable,
-    alone: &[&[u8]],
+    alone: &[&BitSlice<u64>],
     zstd_level: i32,
 ) -> std::io::Result<Vec<u8>> {
-    let wide = |values: &[u8]| -> Section {
-        let symbols = values.iter().map(|&v| u16::from(v)).collect();
-        (
-            symbols,
-            bitvec::bitvec![u64, bitvec::order::Lsb0; 0; values.len()],
-        )
+    let layout = Layout {
+        compression: Compression::Level(zstd_level),
+        ..Layout::DTW
     };
-    let mut sections: Vec<(SectionRole, Section)> = vec![(SectionRole::Fresh, wide(&table.fresh))];
+    let mut images: Vec<(SectionRole, Vec<u8>)> = Vec::new();
+    let mut add = |role: SectionRole, (symbols, dont_care): Section| -> std::io::Result<()> {
+        let image = encode(
+            rules.id,
+            table.signature,
+            TableKind::Dtw,
+            (&symbols, &dont_care),
+            layout,
+            &[Fill::CHOSEN],
+        )?;
+        images.push((role, image));
+        Ok(())
+    };
+    let wide = |symbols: Vec<u16>| -> Section {
+        let len = symbols.len();
+        (symbols, bitvec::bitvec![u64, Lsb0; 0; len])
+    };
+    add(
+        SectionRole::Fresh,
+        wide(table.fresh.iter().map(|&v| u16::from(v)).collect()),
+    )?;
     for family in &table.families {
         let layers = family.stairs.layers() as u16;
-        let ranked = if family.kind == PlaneKind::LayersAz {
-            family.stairs.sections()
+        let ranks = if family.kind == PlaneKind::LayersAz {
+            family.stairs.ranks()
         } else {
-            vec![wide(&family.stairs.single_values())]
+            1
         };
-        for (rank, section) in ranked.into_iter().enumerate() {
+        for rank in 0..ranks {
+            let section = if family.kind == PlaneKind::LayersAz {
+                family.stairs.section(rank)
+            } else {
+                wide(
+                    family
+                        .stairs
+                        .single_values()
+                        .iter()
+                        .map(|&v| u16::from(v))
+                        .collect(),
+                )
+            };
             let place = FamilySection {
                 kind: family.kind,
                 layers,
@@ -54,53 +84,18 @@ pub fn encode_draw_table(
             } else {
                 SectionRole::Pre(place)
             };
-            sections.push((role, section));
+            add(role, section)?;
         }
     }
-    for (counter, results) in alone.iter().enumerate() {
-        let turned = table
-            .fresh
-            .iter()
-            .zip(results.iter())
-            .map(|(&all, &alone)| {
-                DrawWdl::from_code(all)
-                    .zip(DrawWdl::from_code(alone))
-                    .and_then(|(all, alone)| alone_symbol(all, alone))
-                    .ok_or_else(|| {
-                        std::io::Error::new(
-                            std::io::ErrorKind::InvalidData,
-                            format!(
-                                "{}: a result under one counter alone that is not the pure \
-                                 game's or a draw",
-                                table.signature
-                            ),
-                        )
-                    })
-            })
-            .collect::<std::io::Result<Vec<u8>>>()?;
-        sections.push((SectionRole::Alone(counter as u16), wide(&turned)));
+    for (counter, turned) in alone.iter().enumerate() {
+        add(
+            SectionRole::Alone(counter as u16),
+            wide(turned.iter().by_vals().map(u16::from).collect()),
+        )?;
     }
-    let layout = Layout {
-        compression: Compression::Level(zstd_level),
-        ..Layout::DTW
-    };
-    let images = sections
-        .par_iter()
-        .map(|(_, (symbols, dont_care))| {
-            encode(
-                rules.id,
-                table.signature,
-                TableKind::Dtw,
-                (symbols, dont_care),
-                layout,
-                &[Fill::CHOSEN],
-            )
-        })
-        .collect::<std::io::Result<Vec<_>>>()?;
-    let listed: Vec<(SectionRole, u64)> = sections
+    let listed: Vec<(SectionRole, u64)> = images
         .iter()
-        .zip(&images)
-        .map(|((role, _), image)| (*role, image.len() as u64))
+        .map(|(role, image)| (*role, image.len() as u64))
         .collect();
     let mut out = dprobe::format::draw::encode_header(
         rules.id,
@@ -109,7 +104,7 @@ pub fn encode_draw_table(
         table.signature,
         &listed,
     );
-    for image in images {
+    for (_, image) in images {
         out.extend_from_slice(&image);
     }
     Ok(out)

@@ -13,6 +13,7 @@ use dprobe::{
     DrawRules, DrawWdl, Variant,
 };
 use draughts_generator::draw::build::generate_draw_tables;
+use draughts_generator::draw::results::turned_bits;
 use draughts_generator::draw::solve::{DrawTable, Family};
 use draughts_generator::draw::stairs::Stairs;
 use draughts_generator::draw::tables::DrawTables;
@@ -515,7 +516,11 @@ fn a_result_alone_outside_its_bounds_is_named() {
         .position(|&c| c == DrawWdl::Loss.code())
         .expect("Russian KvKKK has losses");
     alone[r1][wrong] = DrawWdl::BlessedLoss.code();
-    let sections: Vec<&[u8]> = alone.iter().map(Vec::as_slice).collect();
+    let turned: Vec<_> = alone
+        .iter()
+        .map(|alone| turned_bits(signature, &table.fresh, alone).unwrap())
+        .collect();
+    let sections: Vec<_> = turned.iter().map(|bits| bits.as_bitslice()).collect();
     let bytes = encode_draw_table(
         &built.rules.variant.moves,
         &built.rules.draw,

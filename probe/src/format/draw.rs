@@ -480,8 +480,9 @@ pub fn alone_symbol(all: DrawWdl, alone: DrawWdl) -> Option<u8> {
 }
 
 /// The result under one counter alone from its section's symbol `turned` and the result under
-/// all the rules (`all`, a code): the inverse of [`alone_symbol`].
-fn alone_result(all: u8, turned: u8) -> Option<DrawWdl> {
+/// all the rules (`all`, a code): the inverse of [`alone_symbol`]. `None` if `all` is no code,
+/// or a draw turned.
+pub fn alone_result(all: u8, turned: u8) -> Option<DrawWdl> {
     Some(match (DrawWdl::from_code(all)?.pure(), turned) {
         (Wdl::Win, 0) => DrawWdl::Win,
         (Wdl::Win, 1) => DrawWdl::CursedWin,
