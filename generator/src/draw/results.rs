@@ -16,6 +16,11 @@ pub trait FreshResults: Sync {
     fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error>;
 }
 
+/// One empty cell per signature slot.
+fn empty_slots<T>() -> Vec<OnceLock<T>> {
+    (0..Signature::SLOTS).map(|_| OnceLock::new()).collect()
+}
+
 /// Fresh rule results held in memory, by signature: what a build of rule tables reads its exits
 /// from (one byte per position).
 pub struct DrawResults {
@@ -25,7 +30,7 @@ pub struct DrawResults {
 impl Default for DrawResults {
     fn default() -> Self {
         DrawResults {
-            tables: (0..Signature::SLOTS).map(|_| OnceLock::new()).collect(),
+            tables: empty_slots(),
         }
     }
 }
@@ -73,7 +78,7 @@ pub struct AloneResults {
 impl Default for AloneResults {
     fn default() -> Self {
         AloneResults {
-            tables: (0..Signature::SLOTS).map(|_| OnceLock::new()).collect(),
+            tables: empty_slots(),
         }
     }
 }
