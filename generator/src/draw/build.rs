@@ -16,7 +16,7 @@ use crate::draw::results::{turned_bits, AloneResults, DrawResults, FreshResults,
 use crate::draw::solve::{solve_draw_pair, PairGraph};
 use crate::draw::write::{counters_alone, encode_draw_table, existing_fresh, FreshAndAlone};
 use crate::error::{io_error, Error};
-use crate::pure::build::{plan, BuildObserver, PairTimes};
+use crate::pure::build::{plan, BuildObserver, PairTimes, Planned};
 use crate::pure::tableset::TableSet;
 use crate::pure::write::{remove_partial_files, write_atomically};
 
@@ -40,6 +40,25 @@ fn may_reach(from: Signature, to: Signature) -> bool {
             && t.opp_men + t.opp_kings <= from.opp_men + from.opp_kings
     };
     within(to) || within(to.flipped())
+}
+
+/// Whether a move of the side to move in `from` may leave the material for `to` (the child as
+/// its side to move sees it): a capture, a crowning, or both. The opponent's pieces can only be
+/// taken, and at most one of the mover's men is crowned.
+fn leaves_to(from: Signature, to: Signature) -> bool {
+    let crowned = from.mover_men.checked_sub(to.opp_men);
+    matches!(crowned, Some(0 | 1))
+        && crowned.is_some_and(|c| to.opp_kings == from.mover_kings + c)
+        && to.mover_men <= from.opp_men
+        && to.mover_kings <= from.opp_kings
+        && to != from.flipped()
+}
+
+/// Whether some pair of `pairs` (either side to move) has an exit to `to`.
+fn exits_of_reach(pairs: &[Planned], to: Signature) -> bool {
+    pairs
+        .iter()
+        .any(|p| leaves_to(p.signature, to) || leaves_to(p.signature.flipped(), to))
 }
 
 /// The results under one counter alone, built beside those under all the rules.
@@ -93,7 +112,7 @@ pub fn generate_draw_tables(
     // This build owns the folder: what a killed run was writing is of no use.
     remove_partial_files(&draw_dir(dir, rules.id, draw), None)?;
     let mut pure = TableSet::new(dir, *rules);
-    let results = DrawResults::default();
+    let mut results = DrawResults::default();
     let mut alone: Vec<Alone> = (0..counters_alone(draw))
         .map(|k| Alone {
             draw: draw.only_counter(k),
@@ -101,7 +120,16 @@ pub fn generate_draw_tables(
             changed: Vec::new(),
         })
         .collect();
-    for planned in plan(pieces) {
+    let pairs = plan(pieces);
+    for (k, planned) in pairs.iter().enumerate() {
+        // The results of a material are read only by the exits of later pairs: at 6 pieces,
+        // forgetting those no pair still to come leaves to frees over a third of them before
+        // the largest pair.
+        let still_read = |s: Signature| exits_of_reach(&pairs[k..], s);
+        results.retain(still_read);
+        for counter in &mut alone {
+            counter.results.retain(still_read);
+        }
         let mut signatures = vec![planned.signature];
         if planned.signature.flipped() != planned.signature {
             signatures.push(planned.signature.flipped());
@@ -115,12 +143,14 @@ pub fn generate_draw_tables(
                 for (counter, fresh_alone) in alone.iter_mut().zip(fresh_alone) {
                     counter.insert(*s, turned_bits(*s, &fresh, &fresh_alone)?, &fresh);
                 }
-                results.insert(*s, fresh);
+                if still_read(*s) {
+                    results.insert(*s, &fresh);
+                }
             }
-            observer.pair_skipped(&planned);
+            observer.pair_skipped(planned);
             continue;
         }
-        observer.pair_started(&planned);
+        observer.pair_started(planned);
         let started = Instant::now();
         // One graph serves every solve of the pair: under all the rules, and under each
         // counter alone that may change a value here (with that counter's results of the
@@ -169,7 +199,7 @@ pub fn generate_draw_tables(
         pure.close_all_but([]);
         let solving = started.elapsed().as_secs_f64();
         let solved_at = Instant::now();
-        observer.pair_solved(&planned);
+        observer.pair_solved(planned);
         for (side, table) in tables.into_iter().enumerate() {
             let path = draw_table_path(dir, rules.id, draw, table.signature);
             let table_alone: Vec<&BitSlice<u64>> =
@@ -184,13 +214,88 @@ pub fn generate_draw_tables(
                     &table.fresh,
                 );
             }
-            results.insert(table.signature, table.fresh);
+            results.insert(table.signature, &table.fresh);
         }
         let times = PairTimes {
             solving,
             writing: solved_at.elapsed().as_secs_f64(),
         };
-        observer.pair_finished(&planned, &[], times);
+        observer.pair_finished(planned, &[], times);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dprobe::index::TableIndex;
+    use dprobe::rules::legal_moves;
+    use dprobe::Variant;
+
+    /// Every capture and crowning of every position up to 4 pieces, under each move-rule set,
+    /// leads where `leaves_to` says it may: the build never forgets results a later exit reads.
+    #[test]
+    fn every_exit_of_a_material_is_one_leaves_to_allows() {
+        for variant in [Variant::RUSSIAN, Variant::BRAZILIAN, Variant::PORTUGUESE] {
+            let mut moves = Vec::new();
+            let mut exits = 0u64;
+            for signature in (2..=4).flat_map(Signature::with_pieces) {
+                let index = TableIndex::new(signature);
+                for board in index.boards(0..index.size()) {
+                    moves.clear();
+                    legal_moves(&board, &variant.moves, &mut moves);
+                    for mv in moves.iter().filter(|mv| mv.is_capture() || mv.crowned) {
+                        let child = board.play(mv);
+                        let to = Signature::of(&child);
+                        assert!(
+                            leaves_to(signature, to),
+                            "{}: {signature} leaves to {to}",
+                            variant.name
+                        );
+                        exits += 1;
+                    }
+                }
+            }
+            assert!(exits > 1_000_000, "{}: only {exits} exits", variant.name);
+        }
+    }
+
+    #[test]
+    fn a_pair_leaves_by_either_side_but_never_to_itself() {
+        let name = |s: &str| {
+            let (mover, opp) = s.split_once('v').unwrap();
+            let count = |side: &str, c| side.matches(c).count() as u8;
+            Signature {
+                mover_men: count(mover, 'M'),
+                mover_kings: count(mover, 'K'),
+                opp_men: count(opp, 'M'),
+                opp_kings: count(opp, 'K'),
+            }
+        };
+        let pair = [Planned {
+            signature: name("KvKKM"),
+            positions: 0,
+        }];
+        assert!(
+            !exits_of_reach(&pair, name("KKMvK")),
+            "a move inside the pair"
+        );
+        assert!(exits_of_reach(&pair, name("KvKKK")), "KKM crowns its man");
+        assert!(
+            exits_of_reach(&pair, name("KMvK")),
+            "the lone king takes a king"
+        );
+        assert!(
+            exits_of_reach(&pair, name("KKvK")),
+            "the lone king takes the man"
+        );
+        assert!(
+            !exits_of_reach(&pair, name("KvKK")),
+            "a mover never loses a piece"
+        );
+        assert!(
+            !exits_of_reach(&pair, name("KvKKKK")),
+            "no piece is ever gained"
+        );
+    }
 }

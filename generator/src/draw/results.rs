@@ -1,8 +1,6 @@
 //! The fresh results of the materials solved before, which the draw-rule solver reads for the
 //! exits (captures and crownings) of a pair: held in memory by signature, or overlaid.
 
-use std::sync::OnceLock;
-
 use bitvec::vec::BitVec;
 use dprobe::format::draw::{alone_result, alone_symbol};
 use dprobe::index::Signature;
@@ -16,44 +14,77 @@ pub trait FreshResults: Sync {
     fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error>;
 }
 
-/// One empty cell per signature slot.
-fn empty_slots<T>() -> Vec<OnceLock<T>> {
-    (0..Signature::SLOTS).map(|_| OnceLock::new()).collect()
+/// Values kept by signature, in an array of every signature's slot (looked up at every exit).
+struct BySignature<T> {
+    slots: Vec<Option<T>>,
+    held: Vec<Signature>,
 }
 
-/// Fresh rule results held in memory, by signature: what a build of rule tables reads its exits
-/// from (one byte per position).
-pub struct DrawResults {
-    tables: Vec<OnceLock<Vec<u8>>>,
-}
-
-impl Default for DrawResults {
+impl<T> Default for BySignature<T> {
     fn default() -> Self {
-        DrawResults {
-            tables: empty_slots(),
+        BySignature {
+            slots: (0..Signature::SLOTS).map(|_| None).collect(),
+            held: Vec::new(),
         }
     }
 }
 
-impl DrawResults {
-    /// Keeps the fresh results of `signature`.
-    pub fn insert(&self, signature: Signature, fresh: Vec<u8>) {
-        let _ = self.tables[signature.slot()].set(fresh);
+impl<T> BySignature<T> {
+    fn insert(&mut self, signature: Signature, value: T) {
+        if self.slots[signature.slot()].replace(value).is_none() {
+            self.held.push(signature);
+        }
     }
 
-    /// The fresh results of `signature`, if known.
-    pub fn get(&self, signature: Signature) -> Option<&[u8]> {
-        self.tables[signature.slot()].get().map(Vec::as_slice)
+    fn get(&self, signature: Signature) -> Option<&T> {
+        self.slots[signature.slot()].as_ref()
+    }
+
+    /// Forgets the values of every signature but those `keep` accepts.
+    fn retain(&mut self, keep: impl Fn(Signature) -> bool) {
+        let slots = &mut self.slots;
+        self.held.retain(|&signature| {
+            let kept = keep(signature);
+            if !kept {
+                slots[signature.slot()] = None;
+            }
+            kept
+        });
+    }
+}
+
+/// Fresh rule results held in memory, by signature: what a build of rule tables reads its exits
+/// from. Two positions a byte (a [`DrawWdl`] code in each half): at 6 pieces they are the
+/// largest thing a build holds besides the pair being solved.
+#[derive(Default)]
+pub struct DrawResults {
+    tables: BySignature<Vec<u8>>,
+}
+
+impl DrawResults {
+    /// Keeps the fresh results of `signature` ([`DrawWdl`] codes).
+    pub fn insert(&mut self, signature: Signature, fresh: &[u8]) {
+        let packed = fresh
+            .chunks(2)
+            .map(|two| two[0] | two.get(1).map_or(0, |&high| high << 4))
+            .collect();
+        self.tables.insert(signature, packed);
+    }
+
+    /// Forgets the results of every signature but those `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(Signature) -> bool) {
+        self.tables.retain(keep);
     }
 
     /// The code of the position at `index` of `signature`.
     fn code(&self, signature: Signature, index: u64) -> Result<u8, Error> {
         let table = self
+            .tables
             .get(signature)
-            .ok_or_else(|| Error::Invariant(format!("rule table {signature} is not solved yet")))?;
+            .ok_or_else(|| Error::Invariant(format!("rule table {signature} is not held")))?;
         table
-            .get(index as usize)
-            .copied()
+            .get((index / 2) as usize)
+            .map(|&two| (two >> (4 * (index % 2))) & 0xf)
             .ok_or_else(|| Error::Invariant(format!("rule table {signature}: no position {index}")))
     }
 }
@@ -71,22 +102,15 @@ impl FreshResults for DrawResults {
 /// The fresh results under one counter alone of the signatures where they differ from those under
 /// all the rules, as the bits of the files' sections alone ([`alone_symbol`]: that counter turns
 /// the pure result into a draw): an eighth of a byte a position.
+#[derive(Default)]
 pub struct AloneResults {
-    tables: Vec<OnceLock<BitVec<u64>>>,
-}
-
-impl Default for AloneResults {
-    fn default() -> Self {
-        AloneResults {
-            tables: empty_slots(),
-        }
-    }
+    tables: BySignature<BitVec<u64>>,
 }
 
 impl AloneResults {
     /// Keeps the results alone of `signature` (its bits, [`turned_bits`]) if they differ from
     /// `all`, those under all the rules; returns whether they do.
-    pub fn insert(&self, signature: Signature, turned: BitVec<u64>, all: &[u8]) -> bool {
+    pub fn insert(&mut self, signature: Signature, turned: BitVec<u64>, all: &[u8]) -> bool {
         let differ = all
             .iter()
             .zip(turned.iter().by_vals())
@@ -98,9 +122,14 @@ impl AloneResults {
                 turned != cursed_or_blessed
             });
         if differ {
-            let _ = self.tables[signature.slot()].set(turned);
+            self.tables.insert(signature, turned);
         }
         differ
+    }
+
+    /// Forgets the results of every signature but those `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(Signature) -> bool) {
+        self.tables.retain(keep);
     }
 }
 
@@ -141,7 +170,7 @@ pub struct Overlay<'a> {
 impl FreshResults for Overlay<'_> {
     fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error> {
         let all = self.base.code(signature, index)?;
-        match self.top.tables[signature.slot()].get() {
+        match self.top.tables.get(signature) {
             None => DrawWdl::from_code(all),
             Some(turned) => alone_result(all, u8::from(turned[index as usize])),
         }
