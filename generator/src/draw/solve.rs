@@ -24,6 +24,7 @@
 //! the next (a first `post` takes every move back to `pre` as a loss of the win), and a win
 //! that crosses between the families `n` times is found by round `n + 1`.
 
+use std::borrow::Cow;
 use std::sync::Mutex;
 
 use dprobe::{
@@ -111,8 +112,6 @@ struct SideGraph {
     /// each chunk lists them, never gathered into one array, which would need twice the memory
     /// while it is built.
     edges: Vec<EdgeChunk>,
-    /// Men's advancement: the sum over all men of the rows they have gone forward.
-    advance: Vec<u8>,
 }
 
 /// Per side, the staircases of one family.
@@ -121,8 +120,34 @@ type Planes = Vec<Stairs>;
 /// The edges of [`CHUNK`] consecutive positions: those of the `j`-th are
 /// `edges[offsets[j]..offsets[j + 1]]`.
 struct EdgeChunk {
-    offsets: Vec<u32>,
+    offsets: Offsets,
     edges: Vec<u32>,
+}
+
+/// Where each position's edges start in its chunk: two bytes a position where the chunk's
+/// edges allow (almost always: most positions keep none), else four.
+enum Offsets {
+    Short(Vec<u16>),
+    Long(Vec<u32>),
+}
+
+impl Offsets {
+    /// The shortest form of `offsets`.
+    fn of(offsets: Vec<u32>) -> Offsets {
+        match offsets.iter().map(|&o| u16::try_from(o)).collect() {
+            Ok(short) => Offsets::Short(short),
+            Err(_) => Offsets::Long(offsets),
+        }
+    }
+
+    /// The edges of the `j`-th position of the chunk.
+    #[inline]
+    fn range(&self, j: usize) -> std::ops::Range<usize> {
+        match self {
+            Offsets::Short(o) => usize::from(o[j])..usize::from(o[j + 1]),
+            Offsets::Long(o) => o[j] as usize..o[j + 1] as usize,
+        }
+    }
 }
 
 /// One solve of a pair: its graph, read under one set of counters and one reading of the exits.
@@ -130,7 +155,7 @@ struct Pair<'g> {
     sides: &'g [SideGraph],
     shapes: Vec<MaterialShape>,
     /// Per side, every position's class in this reading.
-    class: Vec<Vec<u8>>,
+    class: Vec<Cow<'g, [u8]>>,
     z_full: Option<u16>,
 }
 
@@ -448,26 +473,19 @@ impl SideGraph {
             class: Vec<u8>,
             class_changes: Vec<Vec<(u32, u8)>>,
             edges: EdgeChunk,
-            advance: Vec<u8>,
         }
         let parts: Vec<Chunk> = chunks(size)
             .map(|range| {
                 let mut moves: Vec<Move> = Vec::new();
                 let mut classes = [NEVER; MAX_READINGS];
                 let n = (range.end - range.start) as usize;
-                let mut chunk = Chunk {
-                    pure: Vec::with_capacity(n),
-                    class: Vec::with_capacity(n),
-                    class_changes: vec![Vec::new(); readings.len() - 1],
-                    edges: EdgeChunk {
-                        offsets: Vec::with_capacity(n + 1),
-                        edges: Vec::new(),
-                    },
-                    advance: Vec::with_capacity(n),
-                };
-                chunk.edges.offsets.push(0);
+                let mut pure_values = Vec::with_capacity(n);
+                let mut class = Vec::with_capacity(n);
+                let mut class_changes = vec![Vec::new(); readings.len() - 1];
+                let mut offsets = Vec::with_capacity(n + 1);
+                let mut edges = Vec::new();
+                offsets.push(0);
                 for (i, board) in range.clone().zip(index.boards(range)) {
-                    chunk.advance.push(board.advancement());
                     let pure = match table.value(i) {
                         Some(value) => value.wdl(),
                         None => {
@@ -482,8 +500,7 @@ impl SideGraph {
                             Wdl::Draw
                         }
                     };
-                    chunk.pure.push(pure);
-                    let edges = &mut chunk.edges.edges;
+                    pure_values.push(pure);
                     let before = edges.len();
                     let classes = &mut classes[..readings.len()];
                     if pure == Wdl::Draw {
@@ -492,21 +509,29 @@ impl SideGraph {
                         moves.clear();
                         legal_moves(&board, rules, &mut moves);
                         let mover_wins = pure == Wdl::Win;
-                        children.classify(&board, &moves, mover_wins, edges, classes);
+                        children.classify(&board, &moves, mover_wins, &mut edges, classes);
                     }
                     if !classes.contains(&OPEN) {
                         edges.truncate(before);
                     }
-                    chunk.edges.offsets.push(edges.len() as u32);
-                    chunk.class.push(classes[0]);
-                    for (changes, &class) in chunk.class_changes.iter_mut().zip(&classes[1..]) {
-                        if class != classes[0] {
-                            changes.push((i as u32, class));
+                    offsets.push(edges.len() as u32);
+                    class.push(classes[0]);
+                    for (changes, &other) in class_changes.iter_mut().zip(&classes[1..]) {
+                        if other != classes[0] {
+                            changes.push((i as u32, other));
                         }
                     }
                 }
-                chunk.edges.edges.shrink_to_fit();
-                chunk
+                edges.shrink_to_fit();
+                Chunk {
+                    pure: pure_values,
+                    class,
+                    class_changes,
+                    edges: EdgeChunk {
+                        offsets: Offsets::of(offsets),
+                        edges,
+                    },
+                }
             })
             .collect();
         let mut graph = SideGraph {
@@ -517,7 +542,6 @@ impl SideGraph {
             first_class: Vec::with_capacity(size as usize),
             class_changes: vec![Vec::new(); readings.len() - 1],
             edges: Vec::with_capacity(parts.len()),
-            advance: Vec::with_capacity(size as usize),
         };
         for part in parts {
             graph.pure.extend(part.pure);
@@ -525,27 +549,27 @@ impl SideGraph {
             for (all, changes) in graph.class_changes.iter_mut().zip(part.class_changes) {
                 all.extend(changes);
             }
-            graph.advance.extend(part.advance);
             graph.edges.push(part.edges);
         }
         Ok(graph)
     }
 
     /// Every position's class with the exits read in `reading`.
-    fn class_in(&self, reading: usize) -> Vec<u8> {
+    fn class_in(&self, reading: usize) -> Cow<'_, [u8]> {
+        let Some(changes) = reading.checked_sub(1).map(|r| &self.class_changes[r]) else {
+            return Cow::Borrowed(&self.first_class);
+        };
         let mut class = self.first_class.clone();
-        if let Some(changes) = reading.checked_sub(1).map(|r| &self.class_changes[r]) {
-            for &(i, c) in changes {
-                class[i as usize] = c;
-            }
+        for &(i, c) in changes {
+            class[i as usize] = c;
         }
-        class
+        Cow::Owned(class)
     }
 
     fn edges_of(&self, index: usize) -> &[u32] {
         let chunk = &self.edges[index / CHUNK];
         let j = index % CHUNK;
-        &chunk.edges[chunk.offsets[j] as usize..chunk.offsets[j + 1] as usize]
+        &chunk.edges[chunk.offsets.range(j)]
     }
 }
 
@@ -726,6 +750,8 @@ impl Pair<'_> {
                     .collect()
             })
             .collect();
+        // Men's advancement (the sum over all men of the rows they have gone forward) orders
+        // the blocks: worked out for the open positions only, which are few.
         let mut open: Vec<(u8, u8, u32)> = self
             .sides
             .iter()
@@ -735,7 +761,10 @@ impl Pair<'_> {
                     .iter()
                     .enumerate()
                     .filter(|&(_, &c)| c == OPEN)
-                    .map(move |(i, _)| (side.advance[i], s as u8, i as u32))
+                    .map(move |(i, _)| {
+                        let advance = side.index.board(i as u64).advancement();
+                        (advance, s as u8, i as u32)
+                    })
             })
             .collect();
         open.sort_unstable_by(|a, b| b.cmp(a));
