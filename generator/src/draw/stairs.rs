@@ -6,6 +6,7 @@
 use bitvec::prelude::*;
 use dprobe::draw::NEVER;
 use dprobe::format::draw::{corner_code, corner_parts, NO_CORNER};
+use dprobe::format::FamilyCorners;
 use rayon::prelude::*;
 
 /// One task's share of staircases: first corners of its positions, and their further corners.
@@ -66,6 +67,15 @@ impl Stairs {
         Ok(builder.finish())
     }
 
+    /// The staircases a rule table file holds ([`DrawFile::corners`](dprobe::format::DrawFile::corners), which checks them).
+    pub fn from_corners(corners: FamilyCorners) -> Stairs {
+        Stairs {
+            layers: usize::from(corners.layers),
+            first: corners.first,
+            further: corners.further,
+        }
+    }
+
     /// Positions.
     pub fn len(&self) -> usize {
         self.first.len()
@@ -110,7 +120,7 @@ impl Stairs {
     }
 
     /// The corners of position `index`, as `(layer, value)`, without gathering them.
-    fn corner_iter(&self, index: usize) -> impl Iterator<Item = (u16, u8)> + '_ {
+    pub fn corner_iter(&self, index: usize) -> impl Iterator<Item = (u16, u8)> + '_ {
         let (layer, value, more) = corner_parts(self.first[index]);
         let further = if more { self.further_of(index) } else { &[] };
         (value != NEVER)
@@ -389,5 +399,69 @@ mod tests {
             Stairs::from_layers(&[vec![4], vec![NEVER]]),
             Err(NotAStaircase { index: 0, layer: 1 })
         );
+    }
+
+    /// Writes a file of signature KvK whose only family holds `stairs` (the fresh results all
+    /// draws: the reader of corners does not look at them) and opens it.
+    fn file_holding(stairs: Stairs, dir: &std::path::Path) -> dprobe::format::DrawFile {
+        use crate::draw::solve::{DrawTable, Family};
+        use dprobe::draw::Interpretation;
+        use dprobe::draw::PlaneKind;
+        use dprobe::{DrawRules, DrawWdl, Variant};
+        let signature = dprobe::index::Signature {
+            mover_men: 0,
+            mover_kings: 1,
+            opp_men: 0,
+            opp_kings: 1,
+        };
+        let table = DrawTable {
+            signature,
+            fresh: vec![DrawWdl::Draw.code(); stairs.len()],
+            families: vec![Family {
+                post: false,
+                kind: PlaneKind::LayersAz,
+                stairs,
+            }],
+        };
+        let rules = Variant::RUSSIAN.moves;
+        let draw = DrawRules::new(Variant::RUSSIAN.draw_preset, Interpretation::default());
+        let bytes = crate::draw::write::encode_draw_table(&rules, &draw, &table, &[], 3).unwrap();
+        let path = dir.join("KvK.rules");
+        std::fs::write(&path, bytes).unwrap();
+        dprobe::format::DrawFile::open(&path).unwrap()
+    }
+
+    #[test]
+    fn a_file_gives_back_the_corners_written_and_refuses_a_rising_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let size = dprobe::index::TableIndex::new(dprobe::index::Signature {
+            mover_men: 0,
+            mover_kings: 1,
+            opp_men: 0,
+            opp_kings: 1,
+        })
+        .size() as usize;
+        let mut layers = vec![vec![NEVER; size]; 4];
+        for (i, values) in [
+            (0, [9, 9, 5, 5]),
+            (7, [NEVER, 6, 6, 2]),
+            (size - 1, [3, 2, 1, 0]),
+        ] {
+            for (layer, value) in values.into_iter().enumerate() {
+                layers[layer][i] = value;
+            }
+        }
+        let stairs = Stairs::from_layers(&layers).unwrap();
+        let file = file_holding(stairs.clone(), dir.path());
+        assert_eq!(Stairs::from_corners(file.corners(false).unwrap()), stairs);
+        assert_eq!(file.layers(false).unwrap(), layers);
+
+        // Position 7's second corner raised above its first: not a staircase.
+        let mut rising = stairs;
+        let at = rising.further.iter().position(|&(i, _)| i == 7).unwrap();
+        rising.further[at].1 = corner_code(3, 8, false);
+        let file = file_holding(rising, dir.path());
+        let error = file.corners(false).unwrap_err();
+        assert!(error.to_string().contains('7'), "{error}");
     }
 }

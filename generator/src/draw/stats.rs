@@ -1,6 +1,7 @@
 //! Statistics of a rule table file (`dtb stats`): its results with fresh counts, what each
 //! counter alone changes, and the longest win the rules allow.
 
+use crate::draw::stairs::Stairs;
 use crate::Error;
 use dprobe::{
     draw::{MaterialShape, PlaneKind, NEVER},
@@ -8,6 +9,7 @@ use dprobe::{
     index::TableIndex,
     DrawRules, DrawWdl, Wdl,
 };
+use rayon::prelude::*;
 
 /// A rule table's statistics.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,51 +167,57 @@ fn longest_win(
         if kind == PlaneKind::ThresholdZ {
             continue;
         }
-        // The positions won under the rules whose fresh state is in this family, with their
-        // fresh `Z`, and the requirement found so far.
-        let mut open: Vec<(u64, Option<u16>)> = fresh
-            .iter()
-            .enumerate()
-            .filter(|&(_, &code)| code == DrawWdl::Win.code())
-            .filter_map(|(i, _)| {
-                let state = shape.fresh(&index.board(i as u64));
-                (state.post == post).then_some((i as u64, state.z))
-            })
-            .collect();
-        let mut consider = |need: u16, i: u64| {
+        let stairs = Stairs::from_corners(file.corners(post)?);
+        // Per position won under the rules whose fresh state is in this family, its
+        // requirement: in `A × Z` layers the layer of the first corner whose `Z` the fresh `Z`
+        // meets (values fall as layers rise), else the entry. `Err`: a won position no entry
+        // wins.
+        let requirement = |i: usize| -> Result<Option<(u16, u64)>, usize> {
+            if fresh[i] != DrawWdl::Win.code() {
+                return Ok(None);
+            }
+            let state = shape.fresh(&index.board(i as u64));
+            if state.post != post {
+                return Ok(None);
+            }
+            let need = if kind == PlaneKind::LayersAz {
+                state.z.and_then(|z| {
+                    stairs
+                        .corner_iter(i)
+                        .find(|&(_, value)| u16::from(value) <= z)
+                        .map(|(layer, _)| layer)
+                })
+            } else {
+                Some(stairs.entry(i, 0))
+                    .filter(|&entry| entry != NEVER)
+                    .map(u16::from)
+            };
+            need.map(|need| Some((need, i as u64))).ok_or(i)
+        };
+        // The longest, and the first position in index order among those that need it.
+        let longest = |a: Option<(u16, u64)>, b: Option<(u16, u64)>| match (a, b) {
+            (Some(a), Some(b)) => Some(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
+                b
+            } else {
+                a
+            }),
+            (a, b) => a.or(b),
+        };
+        let family_best = (0..fresh.len())
+            .into_par_iter()
+            .map(requirement)
+            .try_reduce(|| None, |a, b| Ok(longest(a, b)))
+            .map_err(|i| {
+                Error::Invariant(format!(
+                    "{}: position {i} is won but its {} family never wins it",
+                    file.signature,
+                    if post { "post" } else { "pre" }
+                ))
+            })?;
+        // A later family replaces the longest only if it needs more.
+        if let Some((need, i)) = family_best {
             if best.is_none_or(|(b, _)| need > b) {
                 best = Some((need, i));
-            }
-        };
-        let layers = file.layers(post)?;
-        if kind == PlaneKind::LayersAz {
-            for (k, plane) in layers.iter().enumerate() {
-                open.retain(|&(i, z)| {
-                    let entry = plane[i as usize];
-                    let met = entry != NEVER && z.is_some_and(|z| u16::from(entry) <= z);
-                    if met {
-                        consider(k as u16, i);
-                    }
-                    !met
-                });
-            }
-            if let Some(&(i, _)) = open.first() {
-                return Err(Error::Invariant(format!(
-                    "{}: position {i} is won but no layer wins it",
-                    file.signature
-                )));
-            }
-        } else {
-            let plane = &layers[0];
-            for &(i, _) in &open {
-                let entry = plane[i as usize];
-                if entry == NEVER {
-                    return Err(Error::Invariant(format!(
-                        "{}: position {i} is won but its plane says never",
-                        file.signature
-                    )));
-                }
-                consider(u16::from(entry), i);
             }
         }
     }

@@ -1,5 +1,5 @@
 //! The draw-rule tables of a set as the verifier reads them: fresh results kept once read (every
-//! larger table's exits read them), and a signature's planes laid out position by position.
+//! larger table's exits read them), and a signature's families as their staircases.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -13,11 +13,9 @@ use dprobe::{
 };
 use rayon::prelude::*;
 
+use crate::draw::stairs::Stairs;
 use crate::pure::tableset::TableSet;
 use crate::Error;
-
-/// Positions whose plane entries one task lays out.
-const ROWS_PER_TASK: usize = 1 << 14;
 
 /// A family's name in reports: before the condition counter starts (`pre`) or after (`post`).
 pub(super) fn family_name(post: bool) -> &'static str {
@@ -138,24 +136,26 @@ pub(super) fn corrupt(c: CorruptedTable) -> Error {
     }
 }
 
-/// The planes of one family, position by position: the entries of position `i` are
-/// `entries[i * planes..(i + 1) * planes]`, so reading a child touches one cache line.
+/// The planes of one family, as the file's staircases: two bytes a position and six a further
+/// corner, where the planes themselves would take a byte a position per layer (up to 61 at 6
+/// pieces).
 pub(super) struct Rows {
     pub(super) kind: PlaneKind,
     pub(super) planes: usize,
-    pub(super) entries: Vec<u8>,
+    stairs: Stairs,
 }
 
 impl Rows {
+    /// The entry of position `index` in plane `plane`.
     #[inline(always)]
-    pub(super) fn row(&self, index: usize) -> &[u8] {
-        &self.entries[index * self.planes..(index + 1) * self.planes]
+    pub(super) fn at(&self, index: usize, plane: usize) -> u8 {
+        self.stairs.entry(index, plane)
     }
 
     /// The entry read for budget `a`.
     #[inline(always)]
     pub(super) fn entry(&self, index: usize, a: Option<u16>) -> u8 {
-        self.row(index)[self.kind.plane_for(a, self.planes)]
+        self.at(index, self.kind.plane_for(a, self.planes))
     }
 
     /// Whether the pure winner wins in `state`, by the stored entry of position `index`. A
@@ -243,30 +243,19 @@ impl Side {
                     family_name(post)
                 )));
             }
-            let values = file.layers(post).map_err(corrupt)?;
-            if let Some((plane, v)) = values
-                .iter()
-                .enumerate()
-                .find(|(_, v)| v.len() as u64 != size)
-            {
-                return Err(bad(format!("plane {plane} has {} entries", v.len())));
+            let stairs = Stairs::from_corners(file.corners(post).map_err(corrupt)?);
+            if stairs.len() as u64 != size || stairs.layers() != planes {
+                return Err(bad(format!(
+                    "{} family has {} entries in {} planes",
+                    family_name(post),
+                    stairs.len(),
+                    stairs.layers()
+                )));
             }
-            let mut entries = vec![0u8; size as usize * planes];
-            entries
-                .par_chunks_mut(planes * ROWS_PER_TASK)
-                .enumerate()
-                .for_each(|(task, rows)| {
-                    let first = task * ROWS_PER_TASK;
-                    for (i, row) in rows.chunks_exact_mut(planes).enumerate() {
-                        for (entry, plane) in row.iter_mut().zip(&values) {
-                            *entry = plane[first + i];
-                        }
-                    }
-                });
             *slot = Some(Rows {
                 kind,
                 planes,
-                entries,
+                stairs,
             });
         }
         Ok(Side {

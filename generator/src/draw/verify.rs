@@ -324,7 +324,6 @@ impl Checker<'_> {
             let Some(rows) = self.own.family(post) else {
                 continue;
             };
-            let row = rows.row(index);
             let p = usize::from(post);
             let budget = |layer: Option<u16>, cap: u16| Budget {
                 post,
@@ -335,22 +334,22 @@ impl Checker<'_> {
             match rows.kind {
                 PlaneKind::LayersAz => {
                     for a in 0..=self.last_layers[p] {
-                        let entry = row[rows.kind.plane_for(Some(a), rows.planes)];
+                        let entry = rows.entry(index, Some(a));
                         let cap = a.min(self.z_cap);
                         self.check_threshold(children, pure, entry, budget(Some(a), cap), found);
                     }
                 }
                 PlaneKind::ThresholdA => {
                     let cap = budget(None, self.a_caps[p]);
-                    self.check_threshold(children, pure, row[0], cap, found);
+                    self.check_threshold(children, pure, rows.at(index, 0), cap, found);
                 }
                 PlaneKind::ThresholdZ => {
                     let cap = budget(None, self.z_cap);
-                    self.check_threshold(children, pure, row[0], cap, found);
+                    self.check_threshold(children, pure, rows.at(index, 0), cap, found);
                 }
                 PlaneKind::Distance => {
                     let cap = budget(None, MAX_STORED);
-                    self.check_threshold(children, pure, row[0], cap, found);
+                    self.check_threshold(children, pure, rows.at(index, 0), cap, found);
                 }
             }
         }
@@ -367,7 +366,8 @@ impl Checker<'_> {
         let Some(rows) = self.own.family(post) else {
             return;
         };
-        for (plane, &entry) in rows.row(index).iter().enumerate() {
+        for plane in 0..rows.planes {
+            let entry = rows.at(index, plane);
             if entry != NEVER {
                 let quantity = DrawQuantity::Threshold {
                     post,

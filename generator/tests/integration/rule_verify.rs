@@ -64,11 +64,13 @@ impl Rules {
         let mut families = Vec::new();
         for post in [false, true] {
             if let Some((kind, _)) = file.family(post) {
-                families.push(Family {
-                    post,
-                    kind,
-                    stairs: Stairs::from_layers(&file.layers(post).unwrap()).unwrap(),
-                });
+                let stairs = Stairs::from_corners(file.corners(post).unwrap());
+                // The corners as read, and as the staircases of the layers they paint.
+                assert_eq!(
+                    stairs,
+                    Stairs::from_layers(&file.layers(post).unwrap()).unwrap()
+                );
+                families.push(Family { post, kind, stairs });
             }
         }
         DrawTable {

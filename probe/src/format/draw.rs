@@ -160,6 +160,18 @@ impl FamilyFile {
     }
 }
 
+/// The staircases of one family of a rule table ([`DrawFile::corners`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FamilyCorners {
+    /// Layers of `A` the family distinguishes (layers past the last repeat it).
+    pub layers: u16,
+    /// Per position its first corner: a [`corner_code`], with the flag of a further corner, or
+    /// [`NO_CORNER`]. In a family of one layer, the threshold or distance itself.
+    pub first: Vec<u16>,
+    /// The corners after the first, as (position, code), sorted by position and then layer.
+    pub further: Vec<(u32, u16)>,
+}
+
 /// An opened, checked rule table file.
 #[derive(Debug)]
 pub struct DrawFile {
@@ -390,16 +402,17 @@ impl DrawFile {
         Some((family.kind, usize::from(family.layers)))
     }
 
-    /// Every layer of a family ([`DrawFile::family`]), each with one entry per position in index
-    /// order: a family of one budget or none has one layer, its thresholds or distances; a family
-    /// of layers has, in layer `k`, the least `Z` that wins with `A = k`, worked out from the
-    /// corners. Meant for checks and statistics: it decodes the whole family.
+    /// The staircases of a family ([`DrawFile::family`]) as stored, checked: layers rising and
+    /// values falling from one corner to the next, within the family's layers. A family of one
+    /// budget or none has one layer: each position's threshold or distance is its only corner.
+    /// Holds two bytes a position and six a further corner, where [`DrawFile::layers`] holds a
+    /// byte a position per layer.
     ///
     /// # Errors
     ///
     /// [`CorruptedTable`] if a block is damaged, the family does not exist, or its corners do not
-    /// form staircases (layers rising, values falling, within the family's layers).
-    pub fn layers(&self, post: bool) -> Result<Vec<Vec<u8>>, CorruptedTable> {
+    /// form staircases.
+    pub fn corners(&self, post: bool) -> Result<FamilyCorners, CorruptedTable> {
         let family = if post {
             self.post.as_ref()
         } else {
@@ -407,44 +420,110 @@ impl DrawFile {
         };
         let family =
             family.ok_or_else(|| self.fresh.corrupt(Corruption::BadHeader("no such family")))?;
-        if !family.holds_corners() {
-            return Ok(vec![section_bytes(&family.sections[0])?]);
-        }
-        let ranks = family
-            .sections
-            .iter()
-            .map(section_symbols)
-            .collect::<Result<Vec<_>, _>>()?;
         let size = self.fresh.header().positions as usize;
-        if ranks.iter().any(|r| r.len() != size) {
-            return Err(self.fresh.corrupt(Corruption::BadHeader("section length")));
+        let length = |symbols: &[u16], section: &TableFile| {
+            if symbols.len() == size {
+                Ok(())
+            } else {
+                Err(section.corrupt(Corruption::BadHeader("section length")))
+            }
+        };
+        if !family.holds_corners() {
+            let first: Vec<u16> = section_bytes(&family.sections[0])?
+                .into_iter()
+                .map(u16::from)
+                .collect();
+            length(&first, &family.sections[0])?;
+            return Ok(FamilyCorners {
+                layers: 1,
+                first,
+                further: Vec::new(),
+            });
         }
-        let layers = usize::from(family.layers);
-        let mut out = vec![vec![NEVER; size]; layers];
-        for i in 0..size {
-            let mut from = 0usize;
-            let mut value = NEVER;
-            for (rank, section) in ranks.iter().enumerate() {
-                let (layer, next, more) = corner_parts(section[i]);
-                let layer = usize::from(layer);
-                if next == NEVER {
-                    break;
+        let layers = family.layers;
+        let ranks = family.sections.len();
+        // A corner continues a staircase whose last corner is (`from`, `value`) if it lies on a
+        // later layer with a smaller value, and says a further corner follows only if a
+        // section of the next rank exists.
+        let fits = |rank: usize, code: u16, from: Option<(u16, u8)>| {
+            let (layer, value, more) = corner_parts(code);
+            from.is_none_or(|(from, above)| layer > from && value < above)
+                && layer < layers
+                && u16::from(value) <= MAX_STORED
+                && (!more || rank + 1 < ranks)
+        };
+        let first = section_symbols(&family.sections[0])?;
+        length(&first, &family.sections[0])?;
+        // Positions whose last corner read says a further one follows, with that corner.
+        let mut pending: Vec<(u32, u16, u8)> = Vec::new();
+        for (i, &code) in first.iter().enumerate() {
+            let (layer, value, more) = corner_parts(code);
+            if value == NEVER {
+                continue;
+            }
+            if !fits(0, code, None) {
+                return Err(family.sections[0].corrupt(Corruption::InvalidValue(i as u64)));
+            }
+            if more {
+                pending.push((i as u32, layer, value));
+            }
+        }
+        let mut further = Vec::new();
+        for (rank, section) in family.sections.iter().enumerate().skip(1) {
+            let symbols = section_symbols(section)?;
+            length(&symbols, section)?;
+            let mut next = Vec::new();
+            for (i, from, above) in pending {
+                let code = symbols[i as usize];
+                let (layer, value, more) = corner_parts(code);
+                if value == NEVER {
+                    continue;
                 }
-                let staircase = (rank == 0 || layer > from)
-                    && layer < layers
-                    && next < value
-                    && u16::from(next) <= MAX_STORED
-                    && (!more || rank + 1 < ranks.len());
-                if !staircase {
-                    return Err(family.sections[rank].corrupt(Corruption::InvalidValue(i as u64)));
+                if !fits(rank, code, Some((from, above))) {
+                    return Err(section.corrupt(Corruption::InvalidValue(u64::from(i))));
                 }
-                for plane in &mut out[layer..] {
-                    plane[i] = next;
+                further.push((i, code));
+                if more {
+                    next.push((i, layer, value));
                 }
-                (from, value) = (layer, next);
-                if !more {
-                    break;
+            }
+            pending = next;
+        }
+        // Ranks were read one after the other: a stable sort by position keeps each position's
+        // corners in the order of their layers.
+        further.sort_by_key(|&(i, _)| i);
+        Ok(FamilyCorners {
+            layers,
+            first,
+            further,
+        })
+    }
+
+    /// Every layer of a family ([`DrawFile::family`]), each with one entry per position in index
+    /// order: a family of one budget or none has one layer, its thresholds or distances; a family
+    /// of layers has, in layer `k`, the least `Z` that wins with `A = k`, worked out from the
+    /// corners ([`DrawFile::corners`]). Meant for checks of small tables: a byte a position per
+    /// layer.
+    ///
+    /// # Errors
+    ///
+    /// As [`DrawFile::corners`].
+    pub fn layers(&self, post: bool) -> Result<Vec<Vec<u8>>, CorruptedTable> {
+        let corners = self.corners(post)?;
+        let mut out = vec![vec![NEVER; corners.first.len()]; usize::from(corners.layers)];
+        let mut further = corners.further.iter().peekable();
+        for (i, &code) in corners.first.iter().enumerate() {
+            let mut paint = |code: u16| {
+                let (layer, value, _) = corner_parts(code);
+                if value != NEVER {
+                    for plane in &mut out[usize::from(layer)..] {
+                        plane[i] = value;
+                    }
                 }
+            };
+            paint(code);
+            while let Some(&(_, code)) = further.next_if(|&&(j, _)| j as usize == i) {
+                paint(code);
             }
         }
         Ok(out)
