@@ -45,10 +45,11 @@ pub struct Unit {
 pub const RULE_TABLES_UNIT: &str = "rule-tables";
 
 /// CPU seconds per position of the set for its rule tables, and bytes per position of its
-/// largest pair: the rule tables up to 5 pieces (Russian, FMJD-64) took 342 s on 2 cores and
-/// 2.27 GB (2026-12-02, docs/PERFORMANCE.md).
-const RULES_CPU_SECONDS_PER_POSITION: f64 = 4.7e-6;
-const RULES_BYTES_PER_LARGEST_PAIR_POSITION: u64 = 125;
+/// largest pair: the Russian (FMJD-64) rule tables up to 6 pieces took 3 232 CPU-seconds
+/// (1.0·10⁻⁶ a position up to 5 pieces) and peaked at 7.46 GB with a largest pair of 2.18·10⁸
+/// positions (2026-12-03, docs/DRAW_RULES.md §9.2).
+const RULES_CPU_SECONDS_PER_POSITION: f64 = 1.3e-6;
+const RULES_BYTES_PER_LARGEST_PAIR_POSITION: u64 = 35;
 
 /// The unit that builds the rule tables of every table up to `pieces` pieces once the pure
 /// tables are built: one process, since each pair's rule tables read the results of the pairs
