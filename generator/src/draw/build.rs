@@ -14,7 +14,9 @@ use bitvec::vec::BitVec;
 
 use crate::draw::results::{turned_bits, AloneResults, DrawResults, FreshResults, Overlay};
 use crate::draw::solve::{solve_draw_pair, PairGraph};
-use crate::draw::write::{counters_alone, encode_draw_table, existing_fresh, FreshAndAlone};
+use crate::draw::write::{
+    counters_alone, encode_sections, existing_fresh, finish_draw_table, FreshAndAlone, Sections,
+};
 use crate::error::{io_error, Error};
 use crate::pure::build::{plan, BuildObserver, PairTimes, Planned};
 use crate::pure::tableset::TableSet;
@@ -179,47 +181,56 @@ pub fn generate_draw_tables(
         pure.close_all_but([]);
         let tables = solve_draw_pair(draw, &graph, 0)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
-        // Per counter, the pair's results alone in the order of `tables`, as bits: this
+        // The results under all the rules are compressed at once, so that their staircases are
+        // not held while the pair is solved under each counter alone (0.5 GB at 6 pieces);
+        // their fresh results are kept for the results alone and the exits of later pairs.
+        let encoding = Instant::now();
+        let mut solved: Vec<(Signature, Vec<u8>, Sections)> = Vec::with_capacity(tables.len());
+        for table in tables {
+            let path = draw_table_path(dir, rules.id, draw, table.signature);
+            let sections = encode_sections(rules, &table, zstd_level).map_err(io_error(&path))?;
+            solved.push((table.signature, table.fresh, sections));
+        }
+        let encoding = encoding.elapsed().as_secs_f64();
+        // Per counter, the pair's results alone in the order of `solved`, as bits: this
         // counter alone turns the pure result into a draw.
         let mut pair_alone: Vec<Vec<BitVec<u64>>> = Vec::with_capacity(alone.len());
         for (counter, reading) in alone.iter().zip(reading_of) {
             pair_alone.push(match reading.filter(|_| changed) {
                 Some(reading) => solve_draw_pair(&counter.draw, &graph, reading)?
                     .iter()
-                    .zip(&tables)
-                    .map(|(alone, all)| turned_bits(all.signature, &all.fresh, &alone.fresh))
+                    .zip(&solved)
+                    .map(|(alone, (signature, fresh, _))| {
+                        turned_bits(*signature, fresh, &alone.fresh)
+                    })
                     .collect::<Result<_, _>>()?,
-                None => tables
+                None => solved
                     .iter()
-                    .map(|t| BitVec::repeat(false, t.fresh.len()))
+                    .map(|(_, fresh, _)| BitVec::repeat(false, fresh.len()))
                     .collect(),
             });
         }
         drop(graph);
         drop(readings);
         drop(overlays);
-        let solving = started.elapsed().as_secs_f64();
+        let solving = started.elapsed().as_secs_f64() - encoding;
         let solved_at = Instant::now();
         observer.pair_solved(planned);
-        for (side, table) in tables.into_iter().enumerate() {
-            let path = draw_table_path(dir, rules.id, draw, table.signature);
+        for (side, (signature, fresh, sections)) in solved.into_iter().enumerate() {
+            let path = draw_table_path(dir, rules.id, draw, signature);
             let table_alone: Vec<&BitSlice<u64>> =
                 pair_alone.iter().map(|a| a[side].as_bitslice()).collect();
-            let bytes = encode_draw_table(rules, draw, &table, &table_alone, zstd_level)
+            let bytes = finish_draw_table(rules, draw, sections, &table_alone, zstd_level)
                 .map_err(io_error(&path))?;
             write_atomically(&path, &bytes)?;
-            for (counter, fresh) in alone.iter_mut().zip(&mut pair_alone) {
-                counter.insert(
-                    table.signature,
-                    std::mem::take(&mut fresh[side]),
-                    &table.fresh,
-                );
+            for (counter, turned) in alone.iter_mut().zip(&mut pair_alone) {
+                counter.insert(signature, std::mem::take(&mut turned[side]), &fresh);
             }
-            results.insert(table.signature, &table.fresh);
+            results.insert(signature, &fresh);
         }
         let times = PairTimes {
             solving,
-            writing: solved_at.elapsed().as_secs_f64(),
+            writing: solved_at.elapsed().as_secs_f64() + encoding,
         };
         observer.pair_finished(planned, &[], times);
     }

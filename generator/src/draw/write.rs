@@ -19,36 +19,50 @@ use crate::pure::write::{encode, Compression, Fill, Layout};
 /// A section's symbols and which of them are don't-care.
 type Section = (Vec<u16>, BitVec<u64>);
 
-/// The bytes of a rule table file: `table`, and where each counter alone turns the pure result
-/// into a draw (`alone`, in the counters' order; empty if `draw` has one counter). Sections are
-/// built one at a time, each compressed in parallel blocks.
-pub fn encode_draw_table(
+/// The compressed sections of a rule table file so far, each with its role.
+pub struct Sections {
+    signature: Signature,
+    images: Vec<(SectionRole, Vec<u8>)>,
+}
+
+/// One section compressed like the `.dtw` files.
+fn compress(
     rules: &MoveRules,
-    draw: &DrawRules,
-    table: &DrawTable,
-    alone: &[&BitSlice<u64>],
+    signature: Signature,
     zstd_level: i32,
+    (symbols, dont_care): Section,
 ) -> std::io::Result<Vec<u8>> {
     let layout = Layout {
         compression: Compression::Level(zstd_level),
         ..Layout::DTW
     };
+    encode(
+        rules.id,
+        signature,
+        TableKind::Dtw,
+        (&symbols, &dont_care),
+        layout,
+        &[Fill::CHOSEN],
+    )
+}
+
+/// A section of one symbol a position, none of them don't-care.
+fn wide(symbols: Vec<u16>) -> Section {
+    let len = symbols.len();
+    (symbols, bitvec::bitvec![u64, Lsb0; 0; len])
+}
+
+/// The sections of `table`, the results under all the rules: its fresh results and its
+/// families. Built one at a time, each compressed in parallel blocks.
+pub fn encode_sections(
+    rules: &MoveRules,
+    table: &DrawTable,
+    zstd_level: i32,
+) -> std::io::Result<Sections> {
     let mut images: Vec<(SectionRole, Vec<u8>)> = Vec::new();
-    let mut add = |role: SectionRole, (symbols, dont_care): Section| -> std::io::Result<()> {
-        let image = encode(
-            rules.id,
-            table.signature,
-            TableKind::Dtw,
-            (&symbols, &dont_care),
-            layout,
-            &[Fill::CHOSEN],
-        )?;
-        images.push((role, image));
+    let mut add = |role: SectionRole, section: Section| -> std::io::Result<()> {
+        images.push((role, compress(rules, table.signature, zstd_level, section)?));
         Ok(())
-    };
-    let wide = |symbols: Vec<u16>| -> Section {
-        let len = symbols.len();
-        (symbols, bitvec::bitvec![u64, Lsb0; 0; len])
     };
     add(
         SectionRole::Fresh,
@@ -87,11 +101,32 @@ pub fn encode_draw_table(
             add(role, section)?;
         }
     }
+    Ok(Sections {
+        signature: table.signature,
+        images,
+    })
+}
+
+/// The bytes of a rule table file: its `sections` ([`encode_sections`]), then where each counter
+/// alone turns the pure result into a draw (`alone`, in the counters' order; empty if `draw`
+/// has one counter).
+pub fn finish_draw_table(
+    rules: &MoveRules,
+    draw: &DrawRules,
+    sections: Sections,
+    alone: &[&BitSlice<u64>],
+    zstd_level: i32,
+) -> std::io::Result<Vec<u8>> {
+    let Sections {
+        signature,
+        mut images,
+    } = sections;
     for (counter, turned) in alone.iter().enumerate() {
-        add(
+        let section = wide(turned.iter().by_vals().map(u16::from).collect());
+        images.push((
             SectionRole::Alone(counter as u16),
-            wide(turned.iter().by_vals().map(u16::from).collect()),
-        )?;
+            compress(rules, signature, zstd_level, section)?,
+        ));
     }
     let listed: Vec<(SectionRole, u64)> = images
         .iter()
@@ -101,13 +136,26 @@ pub fn encode_draw_table(
         rules.id,
         draw.preset,
         draw.fingerprint(),
-        table.signature,
+        signature,
         &listed,
     );
     for (_, image) in images {
         out.extend_from_slice(&image);
     }
     Ok(out)
+}
+
+/// The bytes of a rule table file: `table`, and where each counter alone turns the pure result
+/// into a draw ([`finish_draw_table`]).
+pub fn encode_draw_table(
+    rules: &MoveRules,
+    draw: &DrawRules,
+    table: &DrawTable,
+    alone: &[&BitSlice<u64>],
+    zstd_level: i32,
+) -> std::io::Result<Vec<u8>> {
+    let sections = encode_sections(rules, table, zstd_level)?;
+    finish_draw_table(rules, draw, sections, alone, zstd_level)
 }
 
 /// A signature's fresh results under all the rules, and under each counter alone.
