@@ -20,6 +20,9 @@ use draughts_generator::pure::build::generate;
 use draughts_generator::pure::solve::Silent;
 
 const VARIANT: Variant = Variant::RUSSIAN;
+/// Positions per block of a `.wdl` file in the writer's default layout: a stride that reaches
+/// another block of the same table.
+const BLOCK_POSITIONS: u64 = 32_768;
 
 fn tables_dir() -> (PathBuf, Option<tempfile::TempDir>) {
     if let Some(dir) = std::env::var_os("DTB_BENCH_DIR") {
@@ -148,8 +151,9 @@ fn probe(c: &mut Criterion) {
         })
     });
 
-    // Cache-only probes: a hit (the warm positions above), and a miss in a table whose file is
-    // open but whose block is not in the cache (a cache of 8 pages, then positions it lacks).
+    // Cache-only probes: a hit (the warm positions above); a miss in a table some of whose
+    // pages are cached, but not the position's (the index is computed and the cache searched);
+    // and a miss in a table none of whose pages is cached (known before the index).
     group.throughput(Throughput::Elements(few.len() as u64));
     group.bench_function("wdl_cached_hit", |b| {
         b.iter(|| {
@@ -158,14 +162,25 @@ fn probe(c: &mut Criterion) {
                 .sum::<u32>()
         })
     });
-    let mut small = tablebase(&dir);
-    small.set_cache_size(0);
-    for p in &quiet {
-        small.probe_wdl(p).unwrap();
-    }
+    let partly = tablebase(&dir);
     let absent: Vec<Position> = quiet
         .iter()
-        .filter(|p| matches!(small.probe_wdl_cached(p), Err(ProbeError::NotInCache)))
+        .filter(|p| {
+            // Another block of the position's table, loaded by an ordinary probe.
+            let board = p.board();
+            let index = TableIndex::new(Signature::of(&board));
+            let here = index.index(&board);
+            let elsewhere = (0..index.size())
+                .step_by(BLOCK_POSITIONS as usize)
+                .map(|i| index.board((here + i) % index.size()))
+                .skip(1)
+                .find(|b| !has_capture(b, &VARIANT.moves));
+            elsewhere.is_some_and(|b| {
+                partly
+                    .probe_wdl(&Position::from_board(&b, Color::White))
+                    .is_ok()
+            }) && matches!(partly.probe_wdl_cached(p), Err(ProbeError::NotInCache))
+        })
         .take(16)
         .copied()
         .collect();
@@ -174,7 +189,15 @@ fn probe(c: &mut Criterion) {
         b.iter(|| {
             absent
                 .iter()
-                .filter(|p| small.probe_wdl_cached(p).is_err())
+                .filter(|p| partly.probe_wdl_cached(p).is_err())
+                .count()
+        })
+    });
+    let untouched = tablebase(&dir);
+    group.bench_function("wdl_cached_miss_table_not_cached", |b| {
+        b.iter(|| {
+            few.iter()
+                .filter(|p| untouched.probe_wdl_cached(p).is_err())
                 .count()
         })
     });

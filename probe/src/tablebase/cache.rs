@@ -207,6 +207,17 @@ pub(crate) fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
     SCRATCH.with(|scratch| f(&mut scratch.borrow_mut()))
 }
 
+/// What [`BlockCache::insert`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Insertion {
+    /// The page was there already (another thread stored it meanwhile).
+    AlreadyHeld,
+    /// Stored in an empty slot.
+    Added,
+    /// Stored in place of the page with this key.
+    Replaced(u64),
+}
+
 /// Decompressed pages keyed by `u64` (see the module's documentation).
 pub(crate) struct BlockCache {
     sets: Box<[Set]>,
@@ -256,8 +267,8 @@ impl BlockCache {
     }
 
     /// Stores `bytes` (at most [`PAGE_BYTES`]) as page `key`, replacing a page not recently used
-    /// if both of its sets are full. Returns whether it replaced one.
-    pub(crate) fn insert(&self, key: u64, bytes: &[u8]) -> bool {
+    /// if both of its sets are full.
+    pub(crate) fn insert(&self, key: u64, bytes: &[u8]) -> Insertion {
         debug_assert_ne!(key, EMPTY);
         let (a, b) = self.sets_of(key);
         let (first, second) = (a.min(b), a.max(b));
@@ -274,7 +285,7 @@ impl BlockCache {
         let (set_a, set_b) = (&self.sets[a], &self.sets[b]);
         if set_a.holds(key) || set_b.holds(key) {
             // Another thread loaded it meanwhile: keep one copy.
-            return false;
+            return Insertion::AlreadyHeld;
         }
         // Into the emptier set ("two choices": the sets fill evenly); if it has no empty slot,
         // neither has the other.
@@ -285,7 +296,7 @@ impl BlockCache {
         };
         if let Some(way) = emptier.empty_way() {
             emptier.write(way, key, bytes);
-            return false;
+            return Insertion::Added;
         }
         // Both full: evict from the set with fewer pages read lately.
         let used = |set: &Set| set.meta.referenced.load(Ordering::Relaxed).count_ones();
@@ -296,8 +307,9 @@ impl BlockCache {
         };
         let set = &self.sets[target];
         let way = set.victim(hand);
+        let evicted = set.keys.0[way].load(Ordering::Relaxed);
         set.write(way, key, bytes);
-        true
+        Insertion::Replaced(evicted)
     }
 }
 
@@ -322,18 +334,25 @@ mod tests {
         assert_eq!(cache.capacity(), WAYS);
         assert_eq!(cache.get(7, 0), None);
         let bytes = page(3, 100);
-        assert!(!cache.insert(7, &bytes));
+        assert_eq!(cache.insert(7, &bytes), Insertion::Added);
         assert_eq!(cache.get(7, 1), Some((word_of(&bytes, 1), 100)));
         assert_eq!(cache.get(7, 12), Some((word_of(&bytes, 12), 100)));
         // Past the bytes: the page's zero padding, and its length tells the caller.
         assert_eq!(cache.get(7, 100), Some((0, 100)));
         // A second insertion of the same key changes nothing.
-        assert!(!cache.insert(7, &page(9, 10)));
+        assert_eq!(cache.insert(7, &page(9, 10)), Insertion::AlreadyHeld);
         assert_eq!(cache.get(7, 0), Some((word_of(&bytes, 0), 100)));
-        // One set: the ninth page evicts one, and every page left reads back whole.
+        // One set: the ninth page evicts one, says which, and every page left reads back whole.
+        let mut evicted = Vec::new();
         for key in 100..100 + WAYS as u64 {
-            cache.insert(key, &page(key as u8, PAGE_BYTES));
+            match cache.insert(key, &page(key as u8, PAGE_BYTES)) {
+                Insertion::Added => {}
+                Insertion::Replaced(old) => evicted.push(old),
+                Insertion::AlreadyHeld => panic!("page {key} was never stored"),
+            }
         }
+        assert_eq!(evicted.len(), 1);
+        assert!(!cache.contains(evicted[0]));
         let held: Vec<u64> = (100..100 + WAYS as u64)
             .chain([7])
             .filter(|&k| cache.contains(k))
@@ -350,7 +369,8 @@ mod tests {
         let cache = BlockCache::new(4096 * PAGE_BYTES);
         let mut evicted_at = None;
         for key in 0..cache.capacity() as u64 {
-            if cache.insert(key << 8, &[1]) && evicted_at.is_none() {
+            let replaced = matches!(cache.insert(key << 8, &[1]), Insertion::Replaced(_));
+            if replaced && evicted_at.is_none() {
                 evicted_at = Some(key);
             }
         }

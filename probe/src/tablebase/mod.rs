@@ -7,6 +7,7 @@
 use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use crate::draw::{DrawRules, MaterialCounters, UnsupportedDrawRules};
@@ -23,7 +24,7 @@ mod cache;
 mod draw;
 mod pure;
 
-use cache::{with_scratch, BlockCache, PAGE_BYTES};
+use cache::{with_scratch, BlockCache, Insertion, PAGE_BYTES};
 pub use draw::{DrawMove, DrawProbe};
 
 /// Each count of a signature is at most 12: slots by the four counts, then the kind.
@@ -53,6 +54,10 @@ struct Entry {
     signature: Signature,
     kind: TableKind,
     file: Result<TableFile, ProbeError>,
+    /// At least the number of this file's pages in the block cache (raised before a page is
+    /// stored, lowered after one is evicted): at zero, a probe knows without computing the
+    /// position's index that no page of the table is cached.
+    cached_pages: AtomicU32,
 }
 
 thread_local! {
@@ -143,6 +148,9 @@ impl Tablebase {
     /// lists. The mapped table files are not counted either: the system pages them in and out.
     pub fn set_cache_size(&mut self, bytes: usize) {
         self.cache = BlockCache::new(bytes);
+        for entry in &mut self.entries {
+            *entry.cached_pages.get_mut() = 0;
+        }
     }
 
     /// The most pieces of any table added (0 before any).
@@ -199,6 +207,7 @@ impl Tablebase {
                             signature,
                             kind,
                             file,
+                            cached_pages: AtomicU32::new(0),
                         });
                         self.max_pieces = self.max_pieces.max(signature.pieces());
                         added += 1;
@@ -397,13 +406,12 @@ impl Tablebase {
     #[inline]
     fn cached_wdl(&self, board: &Board) -> Result<Wdl, bool> {
         let id = self.slots[slot(Signature::of(board), TableKind::Wdl)];
-        let file = self
-            .entries
-            .get(id as usize)
-            .ok_or(false)?
-            .file
-            .as_ref()
-            .map_err(|_| false)?;
+        let entry = self.entries.get(id as usize).ok_or(false)?;
+        if entry.cached_pages.load(Ordering::Relaxed) == 0 {
+            // Nothing of the table is cached: no need to locate the position.
+            return Err(true);
+        }
+        let file = entry.file.as_ref().map_err(|_| false)?;
         let index = file.index().index(board);
         let (block, offset) = locate(file, index);
         let spot = Spot::of(file, offset);
@@ -431,11 +439,29 @@ impl Tablebase {
             file.read_block(block, bytes)?;
             for (page, chunk) in bytes.chunks(PAGE_BYTES).enumerate() {
                 if let Some(key) = page_key(file, id, block, page) {
-                    self.cache.insert(key, chunk);
+                    // Counted before it can be found, uncounted after it is gone: the count is
+                    // never below the pages held (a probe reading zero while a page is being
+                    // stored misses it, as it would have a moment earlier).
+                    self.count_pages(id, 1);
+                    match self.cache.insert(key, chunk) {
+                        Insertion::Added => {}
+                        Insertion::AlreadyHeld => self.count_pages(id, -1),
+                        Insertion::Replaced(old) => self.count_pages((old >> 32) as u32, -1),
+                    }
                 }
             }
             Ok(read(bytes))
         })
+    }
+
+    /// Adds `change` to the count of cached pages of the file with cache id `id` (rule table
+    /// sections are not counted: their probes do not ask).
+    fn count_pages(&self, id: u32, change: i32) {
+        if let Some(entry) = self.entries.get(id as usize) {
+            entry
+                .cached_pages
+                .fetch_add(change as u32, Ordering::Relaxed);
+        }
     }
 
     /// Whether every page of block `block` of `file` (cache id `id`) is in the cache.
