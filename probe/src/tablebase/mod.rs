@@ -414,7 +414,7 @@ impl Tablebase {
         let file = entry.file.as_ref().map_err(|_| false)?;
         let index = file.index().index(board);
         let (block, offset) = locate(file, index);
-        let spot = Spot::of(file, offset);
+        let spot = Spot::wdl(offset);
         let key = page_key(file, id, block, spot.byte / PAGE_BYTES).ok_or(true)?;
         let (word, len) = self
             .cache
@@ -590,12 +590,7 @@ impl Spot {
     fn of(file: &TableFile, offset: usize) -> Spot {
         let header = file.header();
         match header.kind {
-            TableKind::Wdl => Spot {
-                byte: offset / 4,
-                width: 1,
-                shift: 2 * (offset % 4) as u32,
-                mask: 3,
-            },
+            TableKind::Wdl => Spot::wdl(offset),
             TableKind::Dtw if header.dtw_width == 1 => Spot {
                 byte: offset,
                 width: 1,
@@ -608,6 +603,17 @@ impl Spot {
                 shift: 0,
                 mask: 0xFFFF,
             },
+        }
+    }
+
+    /// The spot of a `.wdl` file's symbol: four a byte.
+    #[inline]
+    fn wdl(offset: usize) -> Spot {
+        Spot {
+            byte: offset / 4,
+            width: 1,
+            shift: 2 * (offset % 4) as u32,
+            mask: 3,
         }
     }
 
