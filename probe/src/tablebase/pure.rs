@@ -26,8 +26,9 @@ impl Tablebase {
     /// decompression costs more than the answer is worth. It reads no byte of a file and
     /// decompresses nothing: if a block it needs (of this table, or of a smaller table a
     /// capture leads to) is not in the block cache, it returns [`ProbeError::NotInCache`] at
-    /// once. It takes no lock and writes nothing shared, and allocates nothing once its thread
-    /// has probed before (following captures borrows move lists kept per thread).
+    /// once; a table none of whose blocks is cached is known as such before the position's
+    /// index is computed. It takes no lock and writes nothing shared, and allocates nothing once
+    /// its thread has probed before (following captures borrows move lists kept per thread).
     ///
     /// Blocks enter the cache through [`Tablebase::probe_wdl`] (and the other probes) or all
     /// at once through [`Tablebase::preload`]. An engine typically calls this inside its
