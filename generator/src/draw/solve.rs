@@ -102,7 +102,7 @@ struct SideGraph {
     /// The condition the edges are marked with (`EDGE_CONDITION`), seen from this side's mover.
     condition: Option<ConditionShape>,
     /// The pure result of every position.
-    pure: Vec<Wdl>,
+    pure: PureResults,
     /// `LOST`, `GOOD`, `NEVER` or `OPEN`, with the exits read in the first reading (a solve
     /// reads its own reading's, [`SideGraph::class_in`]).
     first_class: Vec<u8>,
@@ -116,6 +116,36 @@ struct SideGraph {
 
 /// Per side, the staircases of one family.
 type Planes = Vec<Stairs>;
+
+// Chunks of the index are packed one after the other: each must fill whole bytes.
+const _: () = assert!(CHUNK % 4 == 0);
+
+/// The pure results of a side's positions, four a byte (a byte each was the largest array of
+/// the largest pairs after their edges).
+struct PureResults(Vec<u8>);
+
+impl PureResults {
+    /// Packs `results`, whose length must be a multiple of 4 unless they are the last.
+    fn pack(results: &[Wdl]) -> Vec<u8> {
+        results
+            .chunks(4)
+            .map(|four| {
+                four.iter()
+                    .enumerate()
+                    .fold(0u8, |byte, (k, &wdl)| byte | (wdl as u8) << (2 * k))
+            })
+            .collect()
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Wdl {
+        match self.0[i / 4] >> (2 * (i % 4)) & 3 {
+            0 => Wdl::Loss,
+            1 => Wdl::Draw,
+            _ => Wdl::Win,
+        }
+    }
+}
 
 /// The edges of [`CHUNK`] consecutive positions: those of the `j`-th are
 /// `edges[offsets[j]..offsets[j + 1]]`.
@@ -469,7 +499,8 @@ impl SideGraph {
             record: &record,
         };
         struct Chunk {
-            pure: Vec<Wdl>,
+            /// Packed ([`PureResults::pack`]): every chunk but the last holds a multiple of 4.
+            pure: Vec<u8>,
             class: Vec<u8>,
             class_changes: Vec<Vec<(u32, u8)>>,
             edges: EdgeChunk,
@@ -524,7 +555,7 @@ impl SideGraph {
                 }
                 edges.shrink_to_fit();
                 Chunk {
-                    pure: pure_values,
+                    pure: PureResults::pack(&pure_values),
                     class,
                     class_changes,
                     edges: EdgeChunk {
@@ -538,13 +569,13 @@ impl SideGraph {
             signature,
             index,
             condition,
-            pure: Vec::with_capacity(size as usize),
+            pure: PureResults(Vec::with_capacity(size.div_ceil(4) as usize)),
             first_class: Vec::with_capacity(size as usize),
             class_changes: vec![Vec::new(); readings.len() - 1],
             edges: Vec::with_capacity(parts.len()),
         };
         for part in parts {
-            graph.pure.extend(part.pure);
+            graph.pure.0.extend(part.pure);
             graph.first_class.extend(part.class);
             for (all, changes) in graph.class_changes.iter_mut().zip(part.class_changes) {
                 all.extend(changes);
@@ -777,7 +808,7 @@ impl Pair<'_> {
                     .par_iter()
                     .map(|&(_, s, i)| {
                         let (s, i) = (usize::from(s), i as usize);
-                        let winner_moves = self.sides[s].pure[i] == Wdl::Win;
+                        let winner_moves = self.sides[s].pure.get(i) == Wdl::Win;
                         let mut acc = if winner_moves { INF } else { 0 };
                         for &edge in self.sides[s].edges_of(i) {
                             let (cs, ci, man, condition) = unpack(edge);
@@ -879,7 +910,7 @@ impl Pair<'_> {
                         .into_par_iter()
                         .map(|i| match class[i] {
                             OPEN => {
-                                let winner_moves = side.pure[i] == Wdl::Win;
+                                let winner_moves = side.pure.get(i) == Wdl::Win;
                                 let mut acc = if winner_moves { INF } else { 0 };
                                 for &edge in side.edges_of(i) {
                                     let (cs, ci, man, condition) = unpack(edge);
@@ -953,7 +984,7 @@ impl Pair<'_> {
     /// The result of every position of `side` with fresh counts, from the solved families.
     fn fresh_results(&self, side: usize, families: &[Family]) -> Vec<u8> {
         let graph = &self.sides[side];
-        let mut out = vec![0u8; graph.pure.len()];
+        let mut out = vec![0u8; graph.index.size() as usize];
         let per_chunk: Vec<(u64, Vec<u8>)> = chunks(graph.index.size())
             .map(|range| {
                 let start = range.start;
@@ -972,7 +1003,7 @@ impl Pair<'_> {
     }
 
     fn fresh_result(&self, side: usize, i: usize, board: &Board, families: &[Family]) -> DrawWdl {
-        let pure = self.sides[side].pure[i];
+        let pure = self.sides[side].pure.get(i);
         if pure == Wdl::Draw {
             return DrawWdl::Draw;
         }
@@ -987,6 +1018,29 @@ impl Pair<'_> {
             (true, false) => DrawWdl::CursedWin,
             (false, true) => DrawWdl::Loss,
             (false, false) => DrawWdl::BlessedLoss,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pure_results_packed_by_chunk_read_back_every_value() {
+        let values = [Wdl::Loss, Wdl::Draw, Wdl::Win];
+        let chunk = |c: usize, n: usize| -> Vec<Wdl> {
+            (0..n)
+                .map(|i| values[(i * 7 + c * 5 + i / 3) % 3])
+                .collect()
+        };
+        // Two whole chunks and a last one of 5 positions, packed apart and joined.
+        let parts = [chunk(0, CHUNK), chunk(1, CHUNK), chunk(2, 5)];
+        let packed = PureResults(parts.iter().flat_map(|p| PureResults::pack(p)).collect());
+        let all: Vec<Wdl> = parts.concat();
+        assert_eq!(packed.0.len(), all.len().div_ceil(4));
+        for (i, &wdl) in all.iter().enumerate() {
+            assert_eq!(packed.get(i), wdl, "position {i}");
         }
     }
 }
