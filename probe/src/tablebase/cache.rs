@@ -26,6 +26,11 @@
 //! the acquire load makes every store of that write visible to the data loads. The sequence
 //! numbers are 64 bits wide: they never wrap.
 //!
+//! A counting filter beside the sets (four one-byte counts per page, each slot within one first
+//! set) tells most misses apart before the sets are read: a key whose count is zero is not
+//! cached. Writers raise a count before they store a page and lower it after they evict one, so
+//! it is never below the pages held.
+//!
 //! A reader also sets the slot's "recently used" bit, but only when it is clear, so a warm
 //! probe writes no shared cache line. Writers (a miss, after decompressing the block outside any
 //! lock into a per-thread buffer) take the mutex of the set they write, never a global one; the
@@ -221,7 +226,16 @@ pub(crate) enum Insertion {
 /// Decompressed pages keyed by `u64` (see the module's documentation).
 pub(crate) struct BlockCache {
     sets: Box<[Set]>,
+    /// A counting filter: per slot, at least the number of cached pages whose key hashes to it
+    /// (raised before a page is stored, lowered after one is evicted; stuck at `u8::MAX` once
+    /// it gets there). A reader finding zero knows the page
+    /// is absent without scanning its two sets: a miss costs one byte's load.
+    present: Box<[AtomicU8]>,
 }
+
+/// Filter slots per page of the cache: few pages share a slot, so a zero is the rule for a
+/// page that is not cached.
+const FILTER_SLOTS_PER_PAGE: usize = 4;
 
 impl BlockCache {
     /// A cache of `bytes / PAGE_BYTES` pages (at least one set of [`WAYS`]).
@@ -229,6 +243,9 @@ impl BlockCache {
         let sets = (bytes / PAGE_BYTES / WAYS).max(1);
         BlockCache {
             sets: (0..sets).map(|_| Set::new()).collect(),
+            present: (0..sets * WAYS * FILTER_SLOTS_PER_PAGE)
+                .map(|_| AtomicU8::new(0))
+                .collect(),
         }
     }
 
@@ -237,15 +254,18 @@ impl BlockCache {
         self.sets.len() * WAYS
     }
 
-    /// The two sets a key may live in (the same one if there is only one).
+    /// The two sets a key may live in (the same one if there is only one), and its slot of
+    /// the filter (within the first set's share of it).
     #[inline]
-    fn sets_of(&self, key: u64) -> (usize, usize) {
+    fn sets_of(&self, key: u64) -> (usize, usize, usize) {
         // A fold and a multiply: the file id (the high half) reaches both halves.
         let h = (key ^ (key >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let n = self.sets.len() as u64;
+        let slots = self.present.len() as u64;
         (
             (((h >> 32) * n) >> 32) as usize,
             (((h & 0xFFFF_FFFF) * n) >> 32) as usize,
+            (((h >> 32) * slots) >> 32) as usize,
         )
     }
 
@@ -255,7 +275,10 @@ impl BlockCache {
     /// clear.
     #[inline(always)]
     pub(crate) fn get(&self, key: u64, word: usize) -> Option<(u64, u32)> {
-        let (a, b) = self.sets_of(key);
+        let (a, b, slot) = self.sets_of(key);
+        if self.present[slot].load(Ordering::Relaxed) == 0 {
+            return None;
+        }
         self.sets[a]
             .read(key, word)
             .or_else(|| self.sets[b].read(key, word))
@@ -266,11 +289,21 @@ impl BlockCache {
         self.get(key, 0).is_some()
     }
 
+    /// Raises (a page stored) or lowers (one evicted) the filter's count of `slot`, which sticks
+    /// at its largest value. Atomic: writers of other sets may share the slot. A page is
+    /// counted and uncounted under its sets' writer locks, so its own two changes keep their
+    /// order.
+    fn count(&self, slot: usize, stored: bool) {
+        let _ = self.present[slot].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+            (c != u8::MAX).then(|| if stored { c + 1 } else { c - 1 })
+        });
+    }
+
     /// Stores `bytes` (at most [`PAGE_BYTES`]) as page `key`, replacing a page not recently used
     /// if both of its sets are full.
     pub(crate) fn insert(&self, key: u64, bytes: &[u8]) -> Insertion {
         debug_assert_ne!(key, EMPTY);
-        let (a, b) = self.sets_of(key);
+        let (a, b, slot) = self.sets_of(key);
         let (first, second) = (a.min(b), a.max(b));
         let lock = |set: usize| {
             self.sets[set]
@@ -294,6 +327,7 @@ impl BlockCache {
         } else {
             set_a
         };
+        self.count(slot, true);
         if let Some(way) = emptier.empty_way() {
             emptier.write(way, key, bytes);
             return Insertion::Added;
@@ -309,6 +343,9 @@ impl BlockCache {
         let way = set.victim(hand);
         let evicted = set.keys.0[way].load(Ordering::Relaxed);
         set.write(way, key, bytes);
+        // Still under the lock of the evicted page's set: no writer stores it again before it
+        // is uncounted.
+        self.count(self.sets_of(evicted).2, false);
         Insertion::Replaced(evicted)
     }
 }
@@ -384,10 +421,44 @@ mod tests {
     }
 
     #[test]
+    fn the_filter_counts_exactly_the_pages_held() {
+        // 4 sets of 8 pages, 3 000 keys of a few files: thousands of evictions.
+        let cache = BlockCache::new(4 * WAYS * PAGE_BYTES);
+        let keys: Vec<u64> = (0..3_000u64).map(|k| ((k % 7) << 32) | (k * 13)).collect();
+        for (n, &key) in keys.iter().enumerate() {
+            cache.insert(key, &page(key as u8, 64));
+            if n % 97 == 0 {
+                // A page stored again is not counted twice.
+                cache.insert(key, &page(key as u8, 64));
+            }
+        }
+        let held: Vec<u64> = cache
+            .sets
+            .iter()
+            .flat_map(|set| set.keys.0.iter().map(|k| k.load(Ordering::Relaxed)))
+            .filter(|&k| k != EMPTY)
+            .collect();
+        assert_eq!(held.len(), cache.capacity());
+        let mut expected = vec![0u8; cache.present.len()];
+        for &key in &held {
+            expected[cache.sets_of(key).2] += 1;
+        }
+        let counts: Vec<u8> = cache
+            .present
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(counts, expected);
+        for &key in &keys {
+            assert_eq!(cache.contains(key), held.contains(&key), "{key}");
+        }
+    }
+
+    #[test]
     fn a_slot_being_written_is_a_miss() {
         let cache = BlockCache::new(0);
         cache.insert(5, &[1, 2, 3]);
-        let (a, b) = cache.sets_of(5);
+        let (a, b, _) = cache.sets_of(5);
         let set = [&cache.sets[a], &cache.sets[b]]
             .into_iter()
             .find(|set| set.holds(5))
