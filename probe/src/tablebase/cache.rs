@@ -228,8 +228,8 @@ pub(crate) struct BlockCache {
     sets: Box<[Set]>,
     /// A counting filter: per slot, at least the number of cached pages whose key hashes to it
     /// (raised before a page is stored, lowered after one is evicted; stuck at `u8::MAX` once
-    /// it gets there). A reader finding zero knows the page
-    /// is absent without scanning its two sets: a miss costs one byte's load.
+    /// it gets there). A reader finding zero knows the page is absent without scanning its two
+    /// sets: a miss costs one byte's load.
     present: Box<[AtomicU8]>,
 }
 
