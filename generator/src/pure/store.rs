@@ -1,7 +1,14 @@
 //! Solved tables in a simple raw format, the working files of a build: a 128-byte header (with
-//! the table's statistics), one little-endian `u16` packed [`Value`] per position in index
-//! order, and an xxh3-64 checksum of everything before it. The pairs still to be solved read
-//! them; the probe reads the compressed files written from them.
+//! the table's statistics), the packed [`Value`] of every position in index order, and an
+//! xxh3-64 checksum of everything before it. The pairs still to be solved read them; the probe
+//! reads the compressed files written from them.
+//!
+//! A value takes one byte where every distance of the table allows it (format 2: a win's
+//! distance is odd and a loss's even, so half the packed `u16` keeps it whole up to 254 plies),
+//! two little-endian bytes otherwise (format 1). One byte halves the disk a build's working
+//! files take (docs/PERFORMANCE.md, "Disk: raw working files"). Both formats give the same
+//! [`Table::checksum`]: that of the table's format-1 file, which a format-2 header records, so
+//! that a table's checksum names its values, whatever the width they were stored in.
 //!
 //! Files are written to a temporary name, fsynced and renamed, so a crash never leaves a file
 //! that looks complete; a file is accepted only if its length, header and checksum agree. A
@@ -25,9 +32,35 @@ use crate::error::{io_error, Error};
 use crate::pure::write::temporary_path;
 
 const MAGIC: &[u8; 8] = b"DTBRAW\0\x01";
-const FORMAT_VERSION: u8 = 1;
+/// Two bytes a value.
+const FORMAT_TWO_BYTES: u8 = 1;
+/// One byte a value (the packed value halved); the header keeps the format-1 checksum.
+const FORMAT_ONE_BYTE: u8 = 2;
 const HEADER_LEN: usize = 128;
 const CHECKSUM_LEN: usize = 8;
+/// Where a format-2 header keeps the checksum of the format-1 file of the same values.
+const VALUE_CHECKSUM_AT: usize = 72;
+/// Bytes hashed and written at a time.
+const CHUNK_BYTES: usize = 1 << 16;
+
+/// The byte that stores `packed` in a format-2 file, if it fits one: a draw is 0, a loss in
+/// `d` plies (even) `1 + d`, a win in `d` plies (odd) `1 + d`.
+#[inline]
+fn to_byte(packed: u16) -> Option<u8> {
+    let byte = u8::try_from(packed >> 1).ok()?;
+    (from_byte(byte) == packed).then_some(byte)
+}
+
+/// The packed value a format-2 byte stores.
+#[inline(always)]
+fn from_byte(byte: u8) -> u16 {
+    let half = u16::from(byte);
+    match byte {
+        0 => Value::Draw.pack(),
+        _ if byte % 2 == 1 => 2 * half,
+        _ => 2 * half + 1,
+    }
+}
 
 /// Statistics of one table, from the mover's view, kept in its header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -81,10 +114,15 @@ impl TableStats {
     }
 }
 
-fn header(rules: RuleSetId, signature: Signature, stats: &TableStats) -> [u8; HEADER_LEN] {
+fn header(
+    format: u8,
+    rules: RuleSetId,
+    signature: Signature,
+    stats: &TableStats,
+) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[0..8].copy_from_slice(MAGIC);
-    h[8] = FORMAT_VERSION;
+    h[8] = format;
     h[9] = rules.code();
     h[10..14].copy_from_slice(&signature.counts());
     let fields = [
@@ -102,14 +140,42 @@ fn header(rules: RuleSetId, signature: Signature, stats: &TableStats) -> [u8; HE
     h
 }
 
-/// Writes a solved table atomically: a temporary file, fsynced, then renamed into place.
+/// Writes a solved table atomically: a temporary file, fsynced, then renamed into place; one
+/// byte a value if every value fits one, else two.
 pub fn write_table(
     dir: &Path,
     rules: RuleSetId,
     signature: Signature,
-    values: impl Iterator<Item = u16>,
+    values: impl Iterator<Item = u16> + Clone,
     stats: &TableStats,
 ) -> Result<PathBuf, Error> {
+    // A first pass: whether every value fits a byte, and the format-1 file's checksum.
+    let two_bytes_header = header(FORMAT_TWO_BYTES, rules, signature, stats);
+    let (one_byte, value_checksum) = {
+        let mut hasher = Xxh3::new();
+        hasher.update(&two_bytes_header);
+        let mut fits = true;
+        let mut chunk = Vec::with_capacity(CHUNK_BYTES);
+        for value in values.clone() {
+            fits &= to_byte(value).is_some();
+            chunk.extend_from_slice(&value.to_le_bytes());
+            if chunk.len() == CHUNK_BYTES {
+                hasher.update(&chunk);
+                chunk.clear();
+            }
+        }
+        hasher.update(&chunk);
+        (fits, hasher.digest())
+    };
+    let head = if one_byte {
+        let mut head = header(FORMAT_ONE_BYTE, rules, signature, stats);
+        head[VALUE_CHECKSUM_AT..VALUE_CHECKSUM_AT + 8]
+            .copy_from_slice(&value_checksum.to_le_bytes());
+        head
+    } else {
+        two_bytes_header
+    };
+
     let path = raw_table_path(dir, rules, signature);
     let parent = path.parent().unwrap_or(dir);
     fs::create_dir_all(parent).map_err(io_error(parent))?;
@@ -117,13 +183,15 @@ pub fn write_table(
     let file = File::create(&temporary).map_err(io_error(&temporary))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut hasher = Xxh3::new();
-    let head = header(rules, signature, stats);
     hasher.update(&head);
     out.write_all(&head).map_err(io_error(&temporary))?;
-    let mut chunk = Vec::with_capacity(1 << 16);
+    let mut chunk = Vec::with_capacity(CHUNK_BYTES);
     for value in values {
-        chunk.extend_from_slice(&value.to_le_bytes());
-        if chunk.len() >= 1 << 16 {
+        match to_byte(value).filter(|_| one_byte) {
+            Some(byte) => chunk.push(byte),
+            None => chunk.extend_from_slice(&value.to_le_bytes()),
+        }
+        if chunk.len() >= CHUNK_BYTES {
             hasher.update(&chunk);
             out.write_all(&chunk).map_err(io_error(&temporary))?;
             chunk.clear();
@@ -153,6 +221,8 @@ pub struct Table {
     /// Its statistics, from the header.
     pub stats: TableStats,
     map: RawBytes,
+    /// One byte a value (format 2), else two.
+    one_byte: bool,
 }
 
 /// The bytes of a raw table.
@@ -198,9 +268,23 @@ impl Table {
             reason,
         };
         let index = TableIndex::new(signature);
+        if map.len() < HEADER_LEN || &map[0..8] != MAGIC {
+            return Err(corrupt(
+                "not a dtb raw table (too short or bad magic)".into(),
+            ));
+        }
+        let one_byte = match map[8] {
+            FORMAT_ONE_BYTE => true,
+            FORMAT_TWO_BYTES => false,
+            other => {
+                return Err(corrupt(format!(
+                    "raw format {other}, which this version does not read: build the table again"
+                )))
+            }
+        };
         let expected_len = index
             .size()
-            .checked_mul(2)
+            .checked_mul(if one_byte { 1 } else { 2 })
             .and_then(|n| n.checked_add((HEADER_LEN + CHECKSUM_LEN) as u64));
         if Some(map.len() as u64) != expected_len {
             return Err(corrupt(format!(
@@ -208,9 +292,6 @@ impl Table {
                 map.len(),
                 expected_len.unwrap_or(0)
             )));
-        }
-        if &map[0..8] != MAGIC || map[8] != FORMAT_VERSION {
-            return Err(corrupt("not a dtb raw table (bad magic or version)".into()));
         }
         if map[9] != rules.code() {
             return Err(corrupt(format!(
@@ -248,10 +329,11 @@ impl Table {
             index,
             stats,
             map: RawBytes::Mapped(map),
+            one_byte,
         })
     }
 
-    /// A table built in memory, byte for byte what [`write_table`] would write: `fill` stores
+    /// A table built in memory, byte for byte the format-1 file of its values: `fill` stores
     /// the table's packed values, little-endian, into the slice it is given (two bytes a
     /// position, in index order) and returns their statistics.
     ///
@@ -267,13 +349,14 @@ impl Table {
         let body_end = HEADER_LEN + 2 * index.size() as usize;
         let mut bytes = vec![0u8; body_end + CHECKSUM_LEN];
         let stats = fill(&mut bytes[HEADER_LEN..body_end])?;
-        bytes[..HEADER_LEN].copy_from_slice(&header(rules, signature, &stats));
+        bytes[..HEADER_LEN].copy_from_slice(&header(FORMAT_TWO_BYTES, rules, signature, &stats));
         let checksum = xxh3_64(&bytes[..body_end]);
         bytes[body_end..].copy_from_slice(&checksum.to_le_bytes());
         Ok(Table {
             index,
             stats,
             map: RawBytes::InMemory(bytes),
+            one_byte: false,
         })
     }
 
@@ -285,22 +368,124 @@ impl Table {
     /// The packed value at `index` (which must be below the table's size).
     #[inline(always)]
     pub fn packed(&self, index: u64) -> u16 {
-        let at = HEADER_LEN + 2 * index as usize;
-        u16::from_le_bytes([self.map[at], self.map[at + 1]])
+        if self.one_byte {
+            from_byte(self.map[HEADER_LEN + index as usize])
+        } else {
+            let at = HEADER_LEN + 2 * index as usize;
+            u16::from_le_bytes([self.map[at], self.map[at + 1]])
+        }
     }
 
-    /// The file's stored checksum (xxh3-64 of its header and values): two builds of a table
-    /// agree exactly when their checksums do, which is what `tables/manifest.json` records.
+    /// The checksum of the table's format-1 file (xxh3-64 of its header and two-byte values),
+    /// whichever format holds it: two builds of a table agree exactly when their checksums do,
+    /// which is what `tables/manifest.json` records.
     pub fn checksum(&self) -> u64 {
-        let end = self.map.len();
-        let mut trailer = [0u8; CHECKSUM_LEN];
-        trailer.copy_from_slice(&self.map[end - CHECKSUM_LEN..]);
-        u64::from_le_bytes(trailer)
+        let at = if self.one_byte {
+            VALUE_CHECKSUM_AT
+        } else {
+            self.map.len() - CHECKSUM_LEN
+        };
+        let mut checksum = [0u8; 8];
+        checksum.copy_from_slice(&self.map[at..at + 8]);
+        u64::from_le_bytes(checksum)
     }
 
     /// The value at `index`, `None` if the stored value is not a valid one.
     #[inline]
     pub fn value(&self, index: u64) -> Option<Value> {
         Value::unpack(self.packed(index))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_holds_every_value_up_to_254_plies_and_nothing_else() {
+        let mut fitting = 0;
+        for d in 0..=Value::MAX_DISTANCE {
+            // A win's distance is odd, a loss's even: only those are values of a table.
+            let value = if d % 2 == 1 {
+                Value::Win(d)
+            } else {
+                Value::Loss(d)
+            };
+            match to_byte(value.pack()) {
+                Some(byte) => {
+                    assert_eq!(from_byte(byte), value.pack(), "{value}");
+                    fitting += 1;
+                }
+                None => assert!(d > 254, "{value} should fit a byte"),
+            }
+        }
+        assert_eq!(fitting, 255);
+        assert_eq!(to_byte(Value::Draw.pack()), Some(0));
+        // The unknown value and distances of the wrong parity never pass for others.
+        assert_eq!(to_byte(0), None);
+        assert_eq!(to_byte(Value::Win(2).pack()), None);
+        assert_eq!(to_byte(Value::Loss(3).pack()), None);
+    }
+
+    /// Writes `values` as the raw table `signature` and opens it again.
+    fn round_trip(dir: &Path, signature: Signature, values: &[u16]) -> (Table, u64) {
+        let rules = RuleSetId::Russian;
+        let stats = TableStats {
+            positions: values.len() as u64,
+            ..TableStats::default()
+        };
+        let path = write_table(dir, rules, signature, values.iter().copied(), &stats).unwrap();
+        let table = Table::open(dir, rules, signature, true).unwrap();
+        // The checksum of the format-1 file of these values, whatever was written.
+        let mut format_one = header(FORMAT_TWO_BYTES, rules, signature, &stats).to_vec();
+        format_one.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        assert_eq!(table.checksum(), xxh3_64(&format_one));
+        let len = fs::metadata(path).unwrap().len();
+        (table, len)
+    }
+
+    #[test]
+    fn values_are_stored_in_one_byte_where_they_fit_and_read_back_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let signature: Signature = "KMvK".parse().unwrap();
+        let size = TableIndex::new(signature).size() as usize;
+        let fitting: Vec<u16> = (0..size)
+            .map(|i| match i % 3 {
+                0 => Value::Draw,
+                // Up to the longest that fit: a win in 253 plies, a loss in 254.
+                1 => Value::Win((i % 254) as u16 | 1),
+                _ => Value::Loss((i % 256) as u16 & !1),
+            })
+            .map(Value::pack)
+            .collect();
+        let (table, len) = round_trip(dir.path(), signature, &fitting);
+        assert_eq!(len as usize, HEADER_LEN + size + CHECKSUM_LEN);
+        assert!((0..size).all(|i| table.packed(i as u64) == fitting[i]));
+        // One win too long for a byte: the whole table takes two.
+        let mut long = fitting.clone();
+        long[size / 2] = Value::Win(301).pack();
+        let (table, len) = round_trip(dir.path(), signature, &long);
+        assert_eq!(len as usize, HEADER_LEN + 2 * size + CHECKSUM_LEN);
+        assert!((0..size).all(|i| table.packed(i as u64) == long[i]));
+    }
+
+    #[test]
+    fn a_damaged_one_byte_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let signature: Signature = "KvK".parse().unwrap();
+        let size = TableIndex::new(signature).size() as usize;
+        round_trip(dir.path(), signature, &vec![Value::Draw.pack(); size]);
+        let path = raw_table_path(dir.path(), RuleSetId::Russian, signature);
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[HEADER_LEN + size / 2] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        let error = Table::open(dir.path(), RuleSetId::Russian, signature, true).err();
+        assert!(
+            error.is_some_and(|e| e.to_string().contains("checksum")),
+            "a flipped value bit must fail the checksum"
+        );
+        fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        let error = Table::open(dir.path(), RuleSetId::Russian, signature, false).err();
+        assert!(error.is_some_and(|e| e.to_string().contains("truncated")));
     }
 }

@@ -102,7 +102,8 @@ enum Command {
         /// --compression small` shrinks the DTW files of a set built with the default.
         #[arg(long)]
         recompress: bool,
-        /// Keep the raw working files (`.dtr`, two bytes a position) when the build is done.
+        /// Keep the raw working files (`.dtr`, one byte a position where the table's distances
+        /// allow, else two) when the build is done.
         /// Without it a table's raw file is deleted as soon as no table still to be built reads
         /// it, and the finished build leaves only the published files: the tables they hold
         /// are read back from those when a later build, `verify` or `stats` needs them.
