@@ -5,9 +5,8 @@ use std::sync::Mutex;
 use dprobe::index::Signature;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::pure::build::{BuildObserver, PairTimes, Planned};
+use crate::pure::build::{BuildObserver, FinishedTable, PairTimes, Planned};
 use crate::pure::solve::Progress;
-use crate::pure::store::TableStats;
 
 /// Bars on standard error (hidden when it is not a terminal), and one line per finished table.
 pub struct Bars {
@@ -76,12 +75,7 @@ impl BuildObserver for Bars {
         self.phase("writing files", 0);
     }
 
-    fn pair_finished(
-        &self,
-        planned: &Planned,
-        stats: &[(Signature, TableStats)],
-        times: PairTimes,
-    ) {
+    fn pair_finished(&self, planned: &Planned, tables: &[FinishedTable], times: PairTimes) {
         self.overall.inc(planned.positions);
         let PairTimes { solving, writing } = times;
         {
@@ -89,7 +83,12 @@ impl BuildObserver for Bars {
             totals.0 += solving;
             totals.1 += writing;
         }
-        for (signature, s) in stats {
+        for FinishedTable {
+            signature,
+            stats: s,
+            ..
+        } in tables
+        {
             let line = format!(
                 "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies (the pair: solved in {solving:.1} s, written in {writing:.1} s)",
                 s.positions, s.wins, s.draws, s.losses, s.max_dtw

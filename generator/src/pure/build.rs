@@ -12,7 +12,7 @@ use dprobe::{
 
 use crate::error::io_error;
 use crate::pure::solve::{solve_pair, Progress, Solved};
-use crate::pure::store::{write_table, Table, TableStats};
+use crate::pure::store::{value_checksum, write_table, Table, TableStats};
 use crate::pure::tableset::{move_targets, TableSet};
 use crate::pure::unpack::{is_published, unpack};
 use crate::pure::write::{capture_flags, remove_partial_files, write_compressed, Compression};
@@ -40,6 +40,17 @@ pub struct Planned {
     pub positions: u64,
 }
 
+/// A table this build solved and wrote.
+#[derive(Clone, Copy, Debug)]
+pub struct FinishedTable {
+    /// Its signature.
+    pub signature: Signature,
+    /// Its statistics.
+    pub stats: TableStats,
+    /// The checksum of its values ([`Table::checksum`]), what `tables/manifest.json` records.
+    pub checksum: u64,
+}
+
 /// How long a pair took: solving it, and writing its files.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PairTimes {
@@ -56,13 +67,7 @@ pub trait BuildObserver: Progress {
     /// A pair of tables is solved; writing its files starts.
     fn pair_solved(&self, _planned: &Planned) {}
     /// A pair of tables is written.
-    fn pair_finished(
-        &self,
-        _planned: &Planned,
-        _stats: &[(Signature, TableStats)],
-        _times: PairTimes,
-    ) {
-    }
+    fn pair_finished(&self, _planned: &Planned, _tables: &[FinishedTable], _times: PairTimes) {}
     /// A pair was already complete on disk.
     fn pair_skipped(&self, _planned: &Planned) {}
 }
@@ -214,7 +219,7 @@ impl Default for BuildOptions {
 }
 
 /// Writes a solved pair's files: the raw files the pairs after it read (if `raw`), and the
-/// compressed files the probe reads.
+/// compressed files the probe reads. Returns each table's checksum ([`Table::checksum`]).
 ///
 /// The raw files are written on a thread of their own while the rayon workers compress: writing
 /// them is mostly waiting for the disk (a 6-piece pair's are 0.4 GB, each fsynced), which on
@@ -226,19 +231,21 @@ fn write_pair(
     solved: &[Solved],
     options: &BuildOptions,
     raw: bool,
-) -> Result<(), Error> {
+) -> Result<Vec<u64>, Error> {
     std::thread::scope(|scope| {
         let raw = scope.spawn(|| {
-            solved.iter().filter(|_| raw).try_for_each(|table| {
-                write_table(
-                    dir,
-                    rules.id,
-                    table.signature,
-                    table.values.iter().copied(),
-                    &table.stats,
-                )
-                .map(drop)
-            })
+            solved
+                .iter()
+                .map(|table| {
+                    let values = table.values.iter().copied();
+                    let (id, signature, stats) = (rules.id, table.signature, &table.stats);
+                    if raw {
+                        write_table(dir, id, signature, values, stats)
+                    } else {
+                        Ok(value_checksum(id, signature, stats, values))
+                    }
+                })
+                .collect::<Result<Vec<u64>, Error>>()
         });
         let compressed = solved.iter().try_for_each(|table| {
             write_compressed(
@@ -253,7 +260,7 @@ fn write_pair(
         let raw = raw
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        raw.and(compressed)
+        compressed.and(raw)
     })
 }
 
@@ -374,16 +381,24 @@ fn build_pair(
         let solving = started.elapsed().as_secs_f64();
         let solved_at = Instant::now();
         observer.pair_solved(planned);
-        write_pair(
+        let checksums = write_pair(
             dir,
             rules,
             &solved,
             options,
             options.keep_raw || raw_read_later,
         )?;
-        let stats: Vec<_> = solved.iter().map(|t| (t.signature, t.stats)).collect();
+        let finished: Vec<_> = solved
+            .iter()
+            .zip(checksums)
+            .map(|(t, checksum)| FinishedTable {
+                signature: t.signature,
+                stats: t.stats,
+                checksum,
+            })
+            .collect();
         let writing = solved_at.elapsed().as_secs_f64();
-        observer.pair_finished(planned, &stats, PairTimes { solving, writing });
+        observer.pair_finished(planned, &finished, PairTimes { solving, writing });
     }
     Ok(())
 }

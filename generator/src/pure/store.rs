@@ -17,7 +17,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use dprobe::format::raw_table_path;
 use dprobe::{
@@ -137,40 +137,59 @@ fn header(
     h
 }
 
+/// Whether every one of `values` fits a byte, and the checksum of the format-1 file of the
+/// table (what [`Table::checksum`] gives).
+fn check_values(
+    rules: RuleSetId,
+    signature: Signature,
+    stats: &TableStats,
+    values: impl Iterator<Item = u16>,
+) -> (bool, u64) {
+    let mut hasher = Xxh3::new();
+    hasher.update(&header(FORMAT_TWO_BYTES, rules, signature, stats));
+    let mut fits = true;
+    let mut chunk = Vec::with_capacity(CHUNK_BYTES);
+    for value in values {
+        fits &= to_byte(value).is_some();
+        chunk.extend_from_slice(&value.to_le_bytes());
+        if chunk.len() == CHUNK_BYTES {
+            hasher.update(&chunk);
+            chunk.clear();
+        }
+    }
+    hasher.update(&chunk);
+    (fits, hasher.digest())
+}
+
+/// The checksum of a solved table's values, the one its raw file would record
+/// ([`Table::checksum`]), without writing it.
+pub fn value_checksum(
+    rules: RuleSetId,
+    signature: Signature,
+    stats: &TableStats,
+    values: impl Iterator<Item = u16>,
+) -> u64 {
+    check_values(rules, signature, stats, values).1
+}
+
 /// Writes a solved table atomically: a temporary file, fsynced, then renamed into place; one
-/// byte a value if every value fits one, else two.
+/// byte a value if every value fits one, else two. Returns the table's checksum
+/// ([`Table::checksum`]).
 pub fn write_table(
     dir: &Path,
     rules: RuleSetId,
     signature: Signature,
     values: impl Iterator<Item = u16> + Clone,
     stats: &TableStats,
-) -> Result<PathBuf, Error> {
-    // A first pass: whether every value fits a byte, and the format-1 file's checksum.
-    let two_bytes_header = header(FORMAT_TWO_BYTES, rules, signature, stats);
-    let (one_byte, value_checksum) = {
-        let mut hasher = Xxh3::new();
-        hasher.update(&two_bytes_header);
-        let mut fits = true;
-        let mut chunk = Vec::with_capacity(CHUNK_BYTES);
-        for value in values.clone() {
-            fits &= to_byte(value).is_some();
-            chunk.extend_from_slice(&value.to_le_bytes());
-            if chunk.len() == CHUNK_BYTES {
-                hasher.update(&chunk);
-                chunk.clear();
-            }
-        }
-        hasher.update(&chunk);
-        (fits, hasher.digest())
-    };
+) -> Result<u64, Error> {
+    let (one_byte, value_checksum) = check_values(rules, signature, stats, values.clone());
     let head = if one_byte {
         let mut head = header(FORMAT_ONE_BYTE, rules, signature, stats);
         head[VALUE_CHECKSUM_AT..VALUE_CHECKSUM_AT + 8]
             .copy_from_slice(&value_checksum.to_le_bytes());
         head
     } else {
-        two_bytes_header
+        header(FORMAT_TWO_BYTES, rules, signature, stats)
     };
 
     let path = raw_table_path(dir, rules, signature);
@@ -208,7 +227,7 @@ pub fn write_table(
     if let Ok(dir) = File::open(parent) {
         let _ = dir.sync_all();
     }
-    Ok(path)
+    Ok(value_checksum)
 }
 
 /// A solved table: its raw file memory-mapped, or the same bytes rebuilt in memory.
@@ -431,13 +450,20 @@ mod tests {
             positions: values.len() as u64,
             ..TableStats::default()
         };
-        let path = write_table(dir, rules, signature, values.iter().copied(), &stats).unwrap();
+        let checksum = write_table(dir, rules, signature, values.iter().copied(), &stats).unwrap();
         let table = Table::open(dir, rules, signature, true).unwrap();
+        assert_eq!(table.checksum(), checksum);
+        assert_eq!(
+            value_checksum(rules, signature, &stats, values.iter().copied()),
+            checksum
+        );
         // The checksum of the format-1 file of these values, whatever was written.
         let mut format_one = header(FORMAT_TWO_BYTES, rules, signature, &stats).to_vec();
         format_one.extend(values.iter().flat_map(|v| v.to_le_bytes()));
         assert_eq!(table.checksum(), xxh3_64(&format_one));
-        let len = fs::metadata(path).unwrap().len();
+        let len = fs::metadata(raw_table_path(dir, rules, signature))
+            .unwrap()
+            .len();
         (table, len)
     }
 

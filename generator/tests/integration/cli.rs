@@ -179,6 +179,43 @@ fn stats_json_has_the_documented_keys() {
 }
 
 #[test]
+fn generate_json_gives_each_solved_table_as_stats_and_the_manifest_give_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = generate_3("russian", d, &["--json", "--draw-rules", "none"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 16, "every table up to 3 pieces, one line each");
+    // What `dtb stats --json` reads back from the published files, and the committed manifest.
+    let out = dtb(&["stats", "--variant", "russian", "--dir", d, "--json"]);
+    let stats: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let mut stats = stats.as_array().unwrap().clone();
+    let by_table = |a: &serde_json::Value, b: &serde_json::Value| {
+        a["table"].as_str().cmp(&b["table"].as_str())
+    };
+    lines.sort_by(by_table);
+    stats.sort_by(by_table);
+    assert_eq!(lines, stats);
+    let manifest: serde_json::Value =
+        serde_json::from_str(include_str!("../../../tables/manifest.json")).unwrap();
+    for line in &lines {
+        let entry = manifest["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["rule_set"] == "russian" && e["table"] == line["table"]);
+        assert_eq!(entry, Some(line));
+    }
+    // A rerun solves nothing and prints nothing.
+    let out = generate_3("russian", d, &["--json", "--draw-rules", "none"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+}
+
+#[test]
 fn verify_names_an_inconsistent_position_and_a_damaged_file() {
     let dir = built("brazilian", &["--keep-raw"]);
     let d = dir.path().to_str().unwrap();

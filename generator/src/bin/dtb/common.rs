@@ -7,6 +7,7 @@ use dprobe::format::{raw_table_path, table_path, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::{Color, Position, Variant};
 use draughts_generator::pure::build::build_order;
+use draughts_generator::pure::store::TableStats;
 
 use crate::error::CliError;
 
@@ -40,6 +41,30 @@ pub fn present_tables(variant: &Variant, dir: &Path) -> Vec<Signature> {
                     .any(|&kind| table_path(dir, id, s, kind).exists())
         })
         .collect()
+}
+
+/// A table's entry of `dtb stats --json` (and `tables/manifest.json`): its statistics and the
+/// checksum of its values.
+pub fn table_entry(
+    variant: &Variant,
+    signature: Signature,
+    stats: &TableStats,
+    checksum: u64,
+) -> serde_json::Value {
+    let fen = (stats.max_dtw > 0).then(|| fen_of(variant, &signature, stats.max_dtw_index));
+    serde_json::json!({
+        "rule_set": variant.moves.id.name(),
+        "table": signature.to_string(),
+        "pieces": signature.pieces(),
+        "positions": stats.positions,
+        "wins": stats.wins,
+        "draws": stats.draws,
+        "losses": stats.losses,
+        "captures": stats.captures,
+        "max_dtw": stats.max_dtw,
+        "max_dtw_fen": fen,
+        "checksum": format!("{checksum:016x}"),
+    })
 }
 
 /// The position at `index` of `signature`'s table, White to move.

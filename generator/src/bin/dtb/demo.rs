@@ -17,7 +17,7 @@ pub const DEMO_FEN: &str = "W:WK21,K26,K30:BK31";
 pub fn demo(dir: &Path) -> Result<(), CliError> {
     let variant = Variant::RUSSIAN;
     let options = BuildOptions::default();
-    build(&variant, 4, dir, &options)?;
+    build(&variant, 4, dir, &options, false)?;
     build_rules(&variant, &variant.draw_rules(), 4, dir, RULES_ZSTD_LEVEL)?;
     out!(
         "Three kings against one (Russian rules), from the tables in {}:",

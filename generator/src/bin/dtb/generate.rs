@@ -10,43 +10,67 @@ use dprobe::{DrawRules, Variant};
 use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::progress::Bars;
 use draughts_generator::pure::build::{
-    build_order, generate_unit as generate_unit_pair, generate_with, plan, BuildOptions,
+    build_order, generate_unit as generate_unit_pair, generate_with, plan, BuildObserver,
+    BuildOptions, FinishedTable, PairTimes, Planned,
 };
+use draughts_generator::pure::solve::Progress;
 use draughts_generator::pure::units::RULE_TABLES_UNIT;
 
-use crate::common::MAX_PIECES;
+use crate::common::{table_entry, MAX_PIECES};
 use crate::error::CliError;
 
 /// The default zstd level of rule tables.
 pub const RULES_ZSTD_LEVEL: i32 = 9;
 
+/// What `dtb generate` is asked to build.
+pub struct Request<'a> {
+    pub variant: &'a Variant,
+    pub pieces: u32,
+    pub dir: &'a Path,
+    pub options: BuildOptions,
+    /// The counted draw rules of the rule tables.
+    pub draw: DrawRules,
+    pub rules_zstd_level: i32,
+    /// Each table solved printed on standard output as a line of JSON.
+    pub json: bool,
+}
+
 /// The pure tables, then the rule tables under `draw`.
-pub fn generate(
-    variant: &Variant,
-    pieces: u32,
-    dir: &Path,
-    options: &BuildOptions,
-    draw: &DrawRules,
-    rules_zstd_level: i32,
-) -> Result<(), CliError> {
-    build(variant, pieces, dir, options)?;
-    build_rules(variant, draw, pieces, dir, rules_zstd_level)
+pub fn generate(request: &Request) -> Result<(), CliError> {
+    let Request {
+        variant,
+        pieces,
+        dir,
+        ..
+    } = *request;
+    build(variant, pieces, dir, &request.options, request.json)?;
+    build_rules(
+        variant,
+        &request.draw,
+        pieces,
+        dir,
+        request.rules_zstd_level,
+    )
 }
 
 /// Builds one unit of the plan up to `pieces`: a pair of pure tables, or the rule tables.
-pub fn generate_unit(
-    variant: &Variant,
-    pieces: u32,
-    dir: &Path,
-    options: &BuildOptions,
-    draw: &DrawRules,
-    rules_zstd_level: i32,
-    unit: &str,
-) -> Result<(), CliError> {
+pub fn generate_unit(request: &Request, unit: &str) -> Result<(), CliError> {
+    let Request {
+        variant,
+        pieces,
+        dir,
+        ..
+    } = *request;
     check_pieces(pieces)?;
     if unit == RULE_TABLES_UNIT {
         // Every pure table must be there; the rule build names the first one missing.
-        return build_rules(variant, draw, pieces, dir, rules_zstd_level);
+        return build_rules(
+            variant,
+            &request.draw,
+            pieces,
+            dir,
+            request.rules_zstd_level,
+        );
     }
     let started = Instant::now();
     let positions = plan(pieces)
@@ -54,7 +78,15 @@ pub fn generate_unit(
         .find(|p| p.signature.to_string() == unit)
         .map_or(0, |p| p.positions);
     let bars = Bars::new(positions);
-    let result = generate_unit_pair(dir, &variant.moves, pieces, unit, options, &bars);
+    let observer = Observer::new(&bars, variant, request.json);
+    let result = generate_unit_pair(
+        dir,
+        &variant.moves,
+        pieces,
+        unit,
+        &request.options,
+        &observer,
+    );
     bars.finish();
     result?;
     eprintln!(
@@ -63,6 +95,56 @@ pub fn generate_unit(
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The progress bars, and with `--json` each table solved as a line of JSON on standard output
+/// (the entry `dtb stats --json` gives it, from the values just solved).
+struct Observer<'a> {
+    bars: &'a Bars,
+    json_of: Option<&'a Variant>,
+}
+
+impl<'a> Observer<'a> {
+    fn new(bars: &'a Bars, variant: &'a Variant, json: bool) -> Observer<'a> {
+        Observer {
+            bars,
+            json_of: json.then_some(variant),
+        }
+    }
+}
+
+impl Progress for Observer<'_> {
+    fn advance(&self, positions: u64) {
+        self.bars.advance(positions);
+    }
+
+    fn phase(&self, name: &str, total: u64) {
+        self.bars.phase(name, total);
+    }
+}
+
+impl BuildObserver for Observer<'_> {
+    fn pair_started(&self, planned: &Planned) {
+        self.bars.pair_started(planned);
+    }
+
+    fn pair_solved(&self, planned: &Planned) {
+        self.bars.pair_solved(planned);
+    }
+
+    fn pair_finished(&self, planned: &Planned, tables: &[FinishedTable], times: PairTimes) {
+        self.bars.pair_finished(planned, tables, times);
+        if let Some(variant) = self.json_of {
+            for table in tables {
+                let entry = table_entry(variant, table.signature, &table.stats, table.checksum);
+                out!("{entry}");
+            }
+        }
+    }
+
+    fn pair_skipped(&self, planned: &Planned) {
+        self.bars.pair_skipped(planned);
+    }
 }
 
 pub fn check_pieces(pieces: u32) -> Result<(), CliError> {
@@ -74,12 +156,14 @@ pub fn check_pieces(pieces: u32) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Builds the pure tables missing from `dir`, up to `pieces`.
+/// Builds the pure tables missing from `dir`, up to `pieces` (with `json`, each table solved
+/// printed as a line of JSON).
 pub fn build(
     variant: &Variant,
     pieces: u32,
     dir: &Path,
     options: &BuildOptions,
+    json: bool,
 ) -> Result<(), CliError> {
     check_pieces(pieces)?;
     let total: u64 = plan(pieces).iter().map(|p| p.positions).sum();
@@ -93,7 +177,8 @@ pub fn build(
     );
     let started = Instant::now();
     let bars = Bars::new(total);
-    let result = generate_with(dir, &variant.moves, pieces, options, &bars);
+    let observer = Observer::new(&bars, variant, json);
+    let result = generate_with(dir, &variant.moves, pieces, options, &observer);
     // Finished before the result is looked at: an error must not leave a live bar behind.
     bars.finish();
     result?;

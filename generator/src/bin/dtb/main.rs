@@ -114,6 +114,11 @@ enum Command {
         /// table it reads is not there yet.
         #[arg(long, value_name = "ID")]
         unit: Option<String>,
+        /// Print each table this run solves on standard output, as a line of JSON with the
+        /// keys of `dtb stats --json` (statistics, longest win, checksum of the values): a
+        /// build's figures without reading its tables again. Tables found built are not printed.
+        #[arg(long)]
+        json: bool,
         /// zstd level of the rule tables, 1 to 22; higher levels compress more slowly.
         #[arg(long, default_value_t = generate::RULES_ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
         rules_zstd_level: i32,
@@ -322,6 +327,7 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             recompress,
             keep_raw,
             unit,
+            json,
             rules_zstd_level,
             rules,
         } => {
@@ -332,19 +338,18 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 recompress,
                 keep_raw,
             };
+            let request = generate::Request {
+                variant: &variant,
+                pieces,
+                dir: &dir,
+                options,
+                draw: rules,
+                rules_zstd_level,
+                json,
+            };
             match unit {
-                Some(unit) => generate::generate_unit(
-                    &variant,
-                    pieces,
-                    &dir,
-                    &options,
-                    &rules,
-                    rules_zstd_level,
-                    &unit,
-                )?,
-                None => {
-                    generate::generate(&variant, pieces, &dir, &options, &rules, rules_zstd_level)?
-                }
+                Some(unit) => generate::generate_unit(&request, &unit)?,
+                None => generate::generate(&request)?,
             }
         }
         Command::Find {

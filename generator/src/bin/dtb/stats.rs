@@ -9,7 +9,7 @@ use dprobe::{DrawRules, Variant};
 use draughts_generator::draw::stats::DrawStats;
 use draughts_generator::pure::tableset::TableSet;
 
-use crate::common::{fen_of, present_tables};
+use crate::common::{fen_of, present_tables, table_entry};
 use crate::error::CliError;
 
 pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Result<(), CliError> {
@@ -29,9 +29,7 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
     for (step, &signature) in signatures.iter().enumerate() {
         tables.close_all_but(signatures[step..].iter().copied());
         let table = tables.table(signature)?;
-        let fen = (table.stats.max_dtw > 0)
-            .then(|| fen_of(variant, &signature, table.stats.max_dtw_index));
-        rows.push((signature, table.stats, fen, table.checksum()));
+        rows.push((signature, table.stats, table.checksum()));
     }
     // Results under the counted draw rules, where their tables are built.
     let rule_counts: Vec<Option<DrawStats>> = rows
@@ -46,20 +44,8 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
         let array: Vec<serde_json::Value> = rows
             .iter()
             .zip(&rule_counts)
-            .map(|((signature, s, fen, checksum), rule)| {
-                let mut object = serde_json::json!({
-                    "rule_set": variant.moves.id.name(),
-                    "table": signature.to_string(),
-                    "pieces": signature.pieces(),
-                    "positions": s.positions,
-                    "wins": s.wins,
-                    "draws": s.draws,
-                    "losses": s.losses,
-                    "captures": s.captures,
-                    "max_dtw": s.max_dtw,
-                    "max_dtw_fen": fen,
-                    "checksum": format!("{checksum:016x}"),
-                });
+            .map(|((signature, s, checksum), rule)| {
+                let mut object = table_entry(variant, *signature, s, *checksum);
                 if let Some(rule) = rule {
                     let [loss, blessed, _, cursed, win] = rule.all;
                     // Counted over every position, captures included (fresh counts).
@@ -100,7 +86,8 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
             "{:<10} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  longest win (White to move)\n",
             "table", "pieces", "positions", "wins", "draws", "losses", "captures", "max_dtw"
         ));
-        for (signature, s, fen, _) in &rows {
+        for (signature, s, _) in &rows {
+            let fen = (s.max_dtw > 0).then(|| fen_of(variant, signature, s.max_dtw_index));
             out.push_str(&format!(
                 "{:<10} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>7}  {}\n",
                 signature.to_string(),
