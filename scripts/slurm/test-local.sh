@@ -90,9 +90,9 @@ python3 - "$dir/stats.json" tables/manifest.json "$pieces" <<'PY'
 import json, sys
 built = {(r["rule_set"], r["table"]): r for r in json.load(open(sys.argv[1]))}
 manifest = json.load(open(sys.argv[2]))
-pieces = min(int(sys.argv[3]), manifest["max_pieces"])
 keys = ["positions", "wins", "draws", "losses", "captures", "max_dtw", "checksum"]
 rule_set = next(iter(built))[0]
+pieces = min(int(sys.argv[3]), manifest["max_pieces"][rule_set])
 expected = [e for e in manifest["tables"] if e["rule_set"] == rule_set and e["pieces"] <= pieces]
 wrong = [e["table"] for e in expected
          if (rule_set, e["table"]) not in built
