@@ -1,6 +1,7 @@
 //! Progress bars for `dtb generate`: one for the whole build, one for the table being solved.
 
 use std::sync::Mutex;
+use std::time::Instant;
 
 use dprobe::index::Signature;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -14,6 +15,45 @@ pub struct Bars {
     table: ProgressBar,
     /// Seconds spent solving and writing the pairs built so far.
     totals: Mutex<(f64, f64)>,
+    /// The whole build's estimated work, for the time left printed after each pair.
+    estimate: Mutex<Estimate>,
+}
+
+/// The work of a build, in the plan's estimated CPU seconds: what is done, what is left. The
+/// time left is the time so far scaled by the work left over the work done, so that the model's
+/// error on this machine cancels out and only its error between piece counts remains.
+struct Estimate {
+    started: Instant,
+    done: f64,
+    total: f64,
+}
+
+impl Estimate {
+    /// "the build: 37 % done in 12 min, about 21 min left", once some work is done.
+    fn describe(&self) -> Option<String> {
+        if self.total <= 0.0 || self.done <= 0.0 {
+            return None;
+        }
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let share = (self.done / self.total).min(1.0);
+        let left = elapsed * (self.total - self.done).max(0.0) / self.done;
+        Some(format!(
+            "the build: {:.1} % done in {}, about {} left",
+            100.0 * share,
+            duration(elapsed),
+            duration(left)
+        ))
+    }
+}
+
+/// `s` seconds as a person reads them: "45 s", "12 min", "2 h 05 min".
+fn duration(s: f64) -> String {
+    let s = s.round() as u64;
+    match s {
+        0..120 => format!("{s} s"),
+        120..7200 => format!("{} min", (s + 30) / 60),
+        _ => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
+    }
 }
 
 impl Bars {
@@ -36,7 +76,21 @@ impl Bars {
             overall,
             table,
             totals: Mutex::new((0.0, 0.0)),
+            estimate: Mutex::new(Estimate {
+                started: Instant::now(),
+                done: 0.0,
+                total: 0.0,
+            }),
         }
+    }
+
+    /// Prints, after each pair, the share of the build done and an estimate of the time left,
+    /// the build being `pairs`.
+    pub fn with_estimate(self, pairs: &[Planned]) -> Bars {
+        if let Ok(mut estimate) = self.estimate.lock() {
+            estimate.total = pairs.iter().map(Planned::estimated_cpu_seconds).sum();
+        }
+        self
     }
 
     /// Seconds spent solving and writing the pairs built so far (tables found on disk take
@@ -83,6 +137,14 @@ impl BuildObserver for Bars {
             totals.0 += solving;
             totals.1 += writing;
         }
+        let progress = {
+            let mut estimate = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
+            estimate.done += planned.estimated_cpu_seconds();
+            estimate
+                .describe()
+                .map(|d| format!("; {d}"))
+                .unwrap_or_default()
+        };
         for FinishedTable {
             signature,
             stats: s,
@@ -90,7 +152,7 @@ impl BuildObserver for Bars {
         } in tables
         {
             let line = format!(
-                "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies (the pair: solved in {solving:.1} s, written in {writing:.1} s)",
+                "{signature:>10}: {} positions, {} wins, {} draws, {} losses, longest win {} plies (the pair: solved in {solving:.1} s, written in {writing:.1} s{progress})",
                 s.positions, s.wins, s.draws, s.losses, s.max_dtw
             );
             // Without a terminal (a log file, a cluster job) the bars are hidden: print plainly.
@@ -108,6 +170,8 @@ impl BuildObserver for Bars {
         let left = self.overall.length().unwrap_or(0);
         self.overall
             .set_length(left.saturating_sub(planned.positions));
+        let mut estimate = self.estimate.lock().unwrap_or_else(|e| e.into_inner());
+        estimate.total -= planned.estimated_cpu_seconds();
     }
 }
 
@@ -116,5 +180,39 @@ fn pair_name(signature: Signature) -> String {
         signature.to_string()
     } else {
         format!("{signature}+{}", signature.flipped())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_time_left_is_the_time_so_far_scaled_by_the_work_left() {
+        let started = Instant::now().checked_sub(Duration::from_secs(60)).unwrap();
+        let mut estimate = Estimate {
+            started,
+            done: 0.0,
+            total: 100.0,
+        };
+        assert_eq!(estimate.describe(), None, "nothing done: no estimate yet");
+        estimate.done = 25.0;
+        assert_eq!(
+            estimate.describe().as_deref(),
+            Some("the build: 25.0 % done in 60 s, about 3 min left")
+        );
+        estimate.done = 100.0;
+        assert_eq!(
+            estimate.describe().as_deref(),
+            Some("the build: 100.0 % done in 60 s, about 0 s left")
+        );
+    }
+
+    #[test]
+    fn durations_read_as_seconds_minutes_or_hours() {
+        assert_eq!(duration(44.6), "45 s");
+        assert_eq!(duration(150.0), "3 min");
+        assert_eq!(duration(7500.0), "2 h 05 min");
     }
 }

@@ -14,6 +14,7 @@ use crate::error::io_error;
 use crate::pure::solve::{solve_pair, Progress, Solved};
 use crate::pure::store::{value_checksum, write_table, Table, TableStats};
 use crate::pure::tableset::{move_targets, TableSet};
+use crate::pure::units::cpu_seconds_per_position;
 use crate::pure::unpack::{is_published, unpack};
 use crate::pure::write::{capture_flags, remove_partial_files, write_compressed, Compression};
 use crate::Error;
@@ -38,6 +39,14 @@ pub struct Planned {
     pub signature: Signature,
     /// Positions in the pair.
     pub positions: u64,
+}
+
+impl Planned {
+    /// The CPU seconds the pair is expected to take (a model of the cost per position by piece
+    /// count, [`crate::pure::units`]): what a build's time estimate weighs its pairs by.
+    pub fn estimated_cpu_seconds(&self) -> f64 {
+        self.positions as f64 * cpu_seconds_per_position(self.signature.pieces())
+    }
 }
 
 /// A table this build solved and wrote.

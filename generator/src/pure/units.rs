@@ -11,7 +11,7 @@ use crate::pure::tableset::move_targets;
 /// its positions, measured for every table up to 5 and up to 6 pieces (Russian, 2026-12-02, perft
 /// 110–119 M leaves/s: 0.195 and 0.226 µs), and beyond 6 pieces grown by the same ratio per
 /// piece. A figure to size jobs with, not a promise: docs/CLUSTER.md.
-fn cpu_seconds_per_position(pieces: u32) -> f64 {
+pub(crate) fn cpu_seconds_per_position(pieces: u32) -> f64 {
     const AT_6: f64 = 0.226e-6;
     const GROWTH: f64 = 0.226 / 0.195;
     AT_6 * GROWTH.powi(pieces as i32 - 6)
@@ -97,7 +97,6 @@ pub fn units(pieces: u32) -> Vec<Unit> {
                 }
             }
             after.sort_unstable();
-            let pieces = p.signature.pieces();
             Unit {
                 id: p.signature.to_string(),
                 tables,
@@ -108,7 +107,7 @@ pub fn units(pieces: u32) -> Vec<Unit> {
                 positions: p.positions,
                 memory_bytes: SOLVER_BYTES_PER_POSITION * p.positions
                     + READ_BYTES_PER_POSITION * read,
-                cpu_seconds_estimate: p.positions as f64 * cpu_seconds_per_position(pieces),
+                cpu_seconds_estimate: p.estimated_cpu_seconds(),
             }
         })
         .collect()

@@ -176,7 +176,7 @@ pub fn build(
         dir.display()
     );
     let started = Instant::now();
-    let bars = Bars::new(total);
+    let bars = Bars::new(total).with_estimate(&plan(pieces));
     let observer = Observer::new(&bars, variant, json);
     let result = generate_with(dir, &variant.moves, pieces, options, &observer);
     // Finished before the result is looked at: an error must not leave a live bar behind.
