@@ -3,6 +3,10 @@
 
 use super::solve::CHUNK;
 
+/// A queued position's index in its side's table: 64 bits, as tables above 2³² positions
+/// (8 pieces) need.
+pub(super) type Queued = u64;
+
 /// The two queues of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Queue {
@@ -19,7 +23,7 @@ pub(super) struct Segment {
     pub(super) queue: Queue,
     pub(super) side: usize,
     pub(super) distance: u16,
-    pub(super) indices: Vec<u32>,
+    pub(super) indices: Vec<Queued>,
 }
 
 /// Positions a task queues, grouped by distance, queue and side as they come, to be handled in
@@ -27,7 +31,7 @@ pub(super) struct Segment {
 /// a single thread.
 #[derive(Default)]
 pub(super) struct Found {
-    pub(super) by_distance: Vec<[[Vec<u32>; 2]; 2]>,
+    pub(super) by_distance: Vec<[[Vec<Queued>; 2]; 2]>,
 }
 
 /// The entry at `at` of a list by level or distance, the list grown as needed.
@@ -40,12 +44,12 @@ pub(super) fn grown<T: Default>(list: &mut Vec<T>, at: usize) -> &mut T {
 
 impl Found {
     /// A position decided at `distance`.
-    pub(super) fn push(&mut self, side: usize, distance: u16, index: u32) {
+    pub(super) fn push(&mut self, side: usize, distance: u16, index: Queued) {
         grown(&mut self.by_distance, distance as usize)[Queue::Decided as usize][side].push(index);
     }
 
     /// A position to count down in the pass of `distance` (see [`Queue::Exit`]).
-    pub(super) fn push_exit(&mut self, side: usize, distance: u16, index: u32) {
+    pub(super) fn push_exit(&mut self, side: usize, distance: u16, index: Queued) {
         grown(&mut self.by_distance, distance as usize)[Queue::Exit as usize][side].push(index);
     }
 
@@ -73,10 +77,10 @@ impl Found {
 /// A pass's segments cut into tasks of [`CHUNK`] to 2·[`CHUNK`] positions (for each side, long
 /// segments split, short ones grouped; each side's last task may be smaller), so that a
 /// frontier of many short segments does not become as many tiny tasks.
-pub(super) fn tasks(frontier: &[Vec<Vec<u32>>; 2]) -> Vec<(usize, Vec<&[u32]>)> {
+pub(super) fn tasks(frontier: &[Vec<Vec<Queued>>; 2]) -> Vec<(usize, Vec<&[Queued]>)> {
     let mut tasks = Vec::new();
     for (side, segments) in frontier.iter().enumerate() {
-        let mut pieces: Vec<&[u32]> = Vec::new();
+        let mut pieces: Vec<&[Queued]> = Vec::new();
         let mut len = 0;
         for piece in segments.iter().flat_map(|segment| segment.chunks(CHUNK)) {
             pieces.push(piece);
@@ -93,10 +97,10 @@ pub(super) fn tasks(frontier: &[Vec<Vec<u32>>; 2]) -> Vec<(usize, Vec<&[u32]>)> 
     tasks
 }
 
-/// The positions queued for each pass, by distance, queue and side, in segments: 4 bytes each.
+/// The positions queued for each pass, by distance, queue and side, in segments: 8 bytes each.
 #[derive(Default)]
 pub(super) struct Buckets {
-    pub(super) by_distance: Vec<[[Vec<Vec<u32>>; 2]; 2]>,
+    pub(super) by_distance: Vec<[[Vec<Vec<Queued>>; 2]; 2]>,
 }
 
 impl Buckets {
@@ -110,7 +114,7 @@ impl Buckets {
 
     /// The segments of each queue and side at `distance`, or `None` once no bucket at or
     /// beyond it holds any.
-    pub(super) fn take(&mut self, distance: u16) -> Option<[[Vec<Vec<u32>>; 2]; 2]> {
+    pub(super) fn take(&mut self, distance: u16) -> Option<[[Vec<Vec<Queued>>; 2]; 2]> {
         let d = distance as usize;
         if self.by_distance[d.min(self.by_distance.len())..]
             .iter()
@@ -125,5 +129,42 @@ impl Buckets {
                 .map(std::mem::take)
                 .unwrap_or_default(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_above_two_to_the_32_come_back_whole_in_their_pass() {
+        // Positions of a table of 8 pieces (KKMMvKKMM has 1.54·10¹⁰ a side).
+        let far = [u64::from(u32::MAX) + 1, 15_000_000_007, 7];
+        let mut found = Found::default();
+        for (n, &index) in far.iter().enumerate() {
+            found.push(n % 2, 3, index);
+        }
+        found.push_exit(1, 5, far[1]);
+        let mut buckets = Buckets::default();
+        buckets.add(found.take());
+        assert!(buckets
+            .take(0)
+            .is_some_and(|d| d.iter().flatten().all(Vec::is_empty)));
+        let [decided, exits] = buckets.take(3).unwrap();
+        let mut queued: Vec<(usize, Queued)> = tasks(&decided)
+            .into_iter()
+            .flat_map(|(side, pieces)| {
+                pieces
+                    .into_iter()
+                    .flatten()
+                    .map(move |&index| (side, index))
+            })
+            .collect();
+        queued.sort_unstable();
+        assert_eq!(queued, [(0, 7), (0, far[0]), (1, far[1])]);
+        assert!(exits.iter().all(Vec::is_empty));
+        let [_, exits] = buckets.take(5).unwrap();
+        assert_eq!(exits[1], [vec![far[1]]]);
+        assert!(buckets.take(6).is_none());
     }
 }

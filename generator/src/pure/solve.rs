@@ -49,7 +49,7 @@ use rayon::prelude::*;
 use crate::pure::store::{Table, TableStats};
 use crate::pure::tableset::TableSet;
 
-use super::buckets::{tasks, Buckets, Found, Queue, Segment};
+use super::buckets::{tasks, Buckets, Found, Queue, Queued, Segment};
 use super::exits::{Exits, LastMenRank};
 use super::slices::{MenSteps, Slice, Slices};
 use crate::Error;
@@ -377,7 +377,7 @@ impl PairSolver<'_> {
 
         let mut distance: u16 = 0;
         while let Some([decided, exits]) = buckets.take(distance) {
-            let work: Vec<(Queue, usize, Vec<&[u32]>)> = tasks(&decided)
+            let work: Vec<(Queue, usize, Vec<&[Queued]>)> = tasks(&decided)
                 .into_iter()
                 .map(|(side, pieces)| (Queue::Decided, side, pieces))
                 .chain(
@@ -402,7 +402,7 @@ impl PairSolver<'_> {
                         // pass of its new distance.
                         match Value::unpack(packed) {
                             Some(value) if value.distance() == Some(distance) => {
-                                self.propagate(side, u64::from(index), value, scratch)
+                                self.propagate(side, index, value, scratch)
                             }
                             _ => {}
                         }
@@ -450,10 +450,10 @@ impl PairSolver<'_> {
         for (index, board) in range.clone().zip(this.index.boards(range)) {
             let (settled, capture) = self.init(side, index, &board, scratch);
             if let Some(distance) = settled.value.and_then(Value::distance) {
-                found.push(side, distance, index as u32);
+                found.push(side, distance, index);
             }
             if let Some(distance) = settled.exit {
-                found.push_exit(side, distance, index as u32);
+                found.push_exit(side, distance, index);
             }
             if capture {
                 if index / 64 != pending.0 {
@@ -520,7 +520,7 @@ impl PairSolver<'_> {
                         improves(now).then_some(win.pack())
                     });
                     if updated.is_ok() {
-                        found.push(before, n + 1, pred_index as u32);
+                        found.push(before, n + 1, pred_index as Queued);
                     }
                 }
                 Value::Win(n) => {
@@ -542,7 +542,7 @@ impl PairSolver<'_> {
             && this.counters[index].fetch_sub(1, Ordering::Relaxed) == 1
         {
             this.values[index].store(Value::Loss(n + 1).pack(), Ordering::Relaxed);
-            found.push(side, n + 1, index as u32);
+            found.push(side, n + 1, index as Queued);
         }
     }
 }
@@ -578,14 +578,6 @@ pub fn solve_pair(
     let mut signatures = vec![signature];
     if signature.flipped() != signature {
         signatures.push(signature.flipped());
-    }
-    for &sig in &signatures {
-        let size = TableIndex::new(sig).size();
-        if size > u64::from(u32::MAX) {
-            return Err(Error::Unsupported(format!(
-                "{sig} has {size} positions; tables above 2^32 positions are not supported yet"
-            )));
-        }
     }
     let sides = signatures
         .iter()
