@@ -3,9 +3,41 @@
 
 use super::solve::CHUNK;
 
-/// A queued position's index in its side's table: 64 bits, as tables above 2³² positions
-/// (8 pieces) need.
-pub(super) type Queued = u64;
+/// A queued position's index in its side's table: `u32` where the pair's tables have at most
+/// 2³² positions (every table up to 7 pieces), `u64` above (8 pieces). A pair of kings only is
+/// one slice, whose queues may hold most of its positions: 4 bytes each rather than 8 wherever
+/// they suffice.
+pub(super) trait Queued: Copy + Send + Sync + 'static {
+    /// `index`, which the caller has checked fits.
+    fn from_index(index: u64) -> Self;
+    /// The index it holds.
+    fn index(self) -> u64;
+}
+
+impl Queued for u32 {
+    #[inline(always)]
+    fn from_index(index: u64) -> u32 {
+        debug_assert!(index <= u64::from(u32::MAX));
+        index as u32
+    }
+
+    #[inline(always)]
+    fn index(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Queued for u64 {
+    #[inline(always)]
+    fn from_index(index: u64) -> u64 {
+        index
+    }
+
+    #[inline(always)]
+    fn index(self) -> u64 {
+        self
+    }
+}
 
 /// The two queues of a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,19 +51,26 @@ pub(super) enum Queue {
 }
 
 /// Positions of one queue at one distance for one side, in the order they were found.
-pub(super) struct Segment {
+pub(super) struct Segment<Q> {
     pub(super) queue: Queue,
     pub(super) side: usize,
     pub(super) distance: u16,
-    pub(super) indices: Vec<Queued>,
+    pub(super) indices: Vec<Q>,
 }
 
 /// Positions a task queues, grouped by distance, queue and side as they come, to be handled in
 /// the pass for their distance. Handed over a segment at a time, not one position at a time on
 /// a single thread.
-#[derive(Default)]
-pub(super) struct Found {
-    pub(super) by_distance: Vec<[[Vec<Queued>; 2]; 2]>,
+pub(super) struct Found<Q> {
+    pub(super) by_distance: Vec<[[Vec<Q>; 2]; 2]>,
+}
+
+impl<Q> Default for Found<Q> {
+    fn default() -> Self {
+        Found {
+            by_distance: Vec::new(),
+        }
+    }
 }
 
 /// The entry at `at` of a list by level or distance, the list grown as needed.
@@ -42,19 +81,21 @@ pub(super) fn grown<T: Default>(list: &mut Vec<T>, at: usize) -> &mut T {
     &mut list[at]
 }
 
-impl Found {
+impl<Q: Queued> Found<Q> {
     /// A position decided at `distance`.
-    pub(super) fn push(&mut self, side: usize, distance: u16, index: Queued) {
-        grown(&mut self.by_distance, distance as usize)[Queue::Decided as usize][side].push(index);
+    pub(super) fn push(&mut self, side: usize, distance: u16, index: u64) {
+        grown(&mut self.by_distance, distance as usize)[Queue::Decided as usize][side]
+            .push(Q::from_index(index));
     }
 
     /// A position to count down in the pass of `distance` (see [`Queue::Exit`]).
-    pub(super) fn push_exit(&mut self, side: usize, distance: u16, index: Queued) {
-        grown(&mut self.by_distance, distance as usize)[Queue::Exit as usize][side].push(index);
+    pub(super) fn push_exit(&mut self, side: usize, distance: u16, index: u64) {
+        grown(&mut self.by_distance, distance as usize)[Queue::Exit as usize][side]
+            .push(Q::from_index(index));
     }
 
     /// Everything found so far, as segments; leaves `self` empty.
-    pub(super) fn take(&mut self) -> Vec<Segment> {
+    pub(super) fn take(&mut self) -> Vec<Segment<Q>> {
         let mut segments = Vec::new();
         for (distance, queues) in self.by_distance.iter_mut().enumerate() {
             for (queue, sides) in [Queue::Decided, Queue::Exit].into_iter().zip(queues) {
@@ -77,10 +118,10 @@ impl Found {
 /// A pass's segments cut into tasks of [`CHUNK`] to 2·[`CHUNK`] positions (for each side, long
 /// segments split, short ones grouped; each side's last task may be smaller), so that a
 /// frontier of many short segments does not become as many tiny tasks.
-pub(super) fn tasks(frontier: &[Vec<Vec<Queued>>; 2]) -> Vec<(usize, Vec<&[Queued]>)> {
+pub(super) fn tasks<Q>(frontier: &[Vec<Vec<Q>>; 2]) -> Vec<(usize, Vec<&[Q]>)> {
     let mut tasks = Vec::new();
     for (side, segments) in frontier.iter().enumerate() {
-        let mut pieces: Vec<&[Queued]> = Vec::new();
+        let mut pieces: Vec<&[Q]> = Vec::new();
         let mut len = 0;
         for piece in segments.iter().flat_map(|segment| segment.chunks(CHUNK)) {
             pieces.push(piece);
@@ -97,14 +138,21 @@ pub(super) fn tasks(frontier: &[Vec<Vec<Queued>>; 2]) -> Vec<(usize, Vec<&[Queue
     tasks
 }
 
-/// The positions queued for each pass, by distance, queue and side, in segments: 8 bytes each.
-#[derive(Default)]
-pub(super) struct Buckets {
-    pub(super) by_distance: Vec<[[Vec<Vec<Queued>>; 2]; 2]>,
+/// The positions queued for each pass, by distance, queue and side, in segments.
+pub(super) struct Buckets<Q> {
+    pub(super) by_distance: Vec<[[Vec<Vec<Q>>; 2]; 2]>,
 }
 
-impl Buckets {
-    pub(super) fn add(&mut self, segments: Vec<Segment>) {
+impl<Q> Default for Buckets<Q> {
+    fn default() -> Self {
+        Buckets {
+            by_distance: Vec::new(),
+        }
+    }
+}
+
+impl<Q> Buckets<Q> {
+    pub(super) fn add(&mut self, segments: Vec<Segment<Q>>) {
         for segment in segments {
             grown(&mut self.by_distance, segment.distance as usize)[segment.queue as usize]
                 [segment.side]
@@ -114,7 +162,7 @@ impl Buckets {
 
     /// The segments of each queue and side at `distance`, or `None` once no bucket at or
     /// beyond it holds any.
-    pub(super) fn take(&mut self, distance: u16) -> Option<[[Vec<Vec<Queued>>; 2]; 2]> {
+    pub(super) fn take(&mut self, distance: u16) -> Option<[[Vec<Vec<Q>>; 2]; 2]> {
         let d = distance as usize;
         if self.by_distance[d.min(self.by_distance.len())..]
             .iter()
@@ -140,7 +188,7 @@ mod tests {
     fn indices_above_two_to_the_32_come_back_whole_in_their_pass() {
         // Positions of a table of 8 pieces (KKMMvKKMM has 1.54·10¹⁰ a side).
         let far = [u64::from(u32::MAX) + 1, 15_000_000_007, 7];
-        let mut found = Found::default();
+        let mut found = Found::<u64>::default();
         for (n, &index) in far.iter().enumerate() {
             found.push(n % 2, 3, index);
         }
@@ -151,7 +199,7 @@ mod tests {
             .take(0)
             .is_some_and(|d| d.iter().flatten().all(Vec::is_empty)));
         let [decided, exits] = buckets.take(3).unwrap();
-        let mut queued: Vec<(usize, Queued)> = tasks(&decided)
+        let mut queued: Vec<(usize, u64)> = tasks(&decided)
             .into_iter()
             .flat_map(|(side, pieces)| {
                 pieces

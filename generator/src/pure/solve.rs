@@ -88,13 +88,23 @@ pub(crate) fn flags_by_chunks<S>(
 }
 
 /// Working space of one thread, reused from position to position.
-#[derive(Default)]
-struct Scratch {
+struct Scratch<Q> {
     preds: Vec<usize>,
     seen: Vec<u16>,
-    found: Found,
+    found: Found<Q>,
     /// The men last decoded on each side: queued positions come in runs that share them.
     runs: [MenRun; 2],
+}
+
+impl<Q> Default for Scratch<Q> {
+    fn default() -> Self {
+        Scratch {
+            preds: Vec::new(),
+            seen: Vec::new(),
+            found: Found::default(),
+            runs: Default::default(),
+        }
+    }
 }
 
 /// Working space of one thread while initialising.
@@ -344,7 +354,7 @@ impl PairSolver<'_> {
     /// Solves a unit of slices of one level, every slice of the levels above being solved:
     /// initialises each position, passes what is decided on by distance within the unit, and
     /// stores a draw for whatever is still undecided.
-    fn solve_slices(&self, unit: &[Slice], slices: &Slices, progress: &dyn Progress) {
+    fn solve_slices<Q: Queued>(&self, unit: &[Slice], slices: &Slices, progress: &dyn Progress) {
         let run = slices.run;
         let parts: Vec<(usize, u64)> = unit
             .iter()
@@ -361,10 +371,10 @@ impl PairSolver<'_> {
             .collect();
         let per_task = (CHUNK as u64 / run.min(CHUNK as u64)) as usize;
         let mut buckets = Buckets::default();
-        let found: Vec<Vec<Segment>> = pieces
+        let found: Vec<Vec<Segment<Q>>> = pieces
             .par_chunks(per_task)
             .map_init(InitScratch::default, |scratch, task| {
-                let mut found = Found::default();
+                let mut found = Found::<Q>::default();
                 for (side, range) in task {
                     self.init_range(*side, range.clone(), scratch, &mut found);
                 }
@@ -377,7 +387,7 @@ impl PairSolver<'_> {
 
         let mut distance: u16 = 0;
         while let Some([decided, exits]) = buckets.take(distance) {
-            let work: Vec<(Queue, usize, Vec<&[Queued]>)> = tasks(&decided)
+            let work: Vec<(Queue, usize, Vec<&[Q]>)> = tasks(&decided)
                 .into_iter()
                 .map(|(side, pieces)| (Queue::Decided, side, pieces))
                 .chain(
@@ -386,11 +396,11 @@ impl PairSolver<'_> {
                         .map(|(side, pieces)| (Queue::Exit, side, pieces)),
                 )
                 .collect();
-            let found: Vec<Vec<Segment>> = work
+            let found: Vec<Vec<Segment<Q>>> = work
                 .into_par_iter()
-                .map_init(Scratch::default, |scratch, (queue, side, pieces)| {
+                .map_init(Scratch::<Q>::default, |scratch, (queue, side, pieces)| {
                     let this = &self.sides[side];
-                    for &index in pieces.iter().copied().flatten() {
+                    for index in pieces.iter().copied().flatten().map(|&q| q.index()) {
                         if queue == Queue::Exit {
                             // A move out of the slice loses in `distance` for the opponent's
                             // win. (A position decided meanwhile is left as it is.)
@@ -433,12 +443,12 @@ impl PairSolver<'_> {
 
     /// Initialises the positions of `range` on one side, queueing those decided, and sets
     /// their capture flags (one atomic OR per word of 64).
-    fn init_range(
+    fn init_range<Q: Queued>(
         &self,
         side: usize,
         range: Range<u64>,
         scratch: &mut InitScratch,
-        found: &mut Found,
+        found: &mut Found<Q>,
     ) {
         let this = &self.sides[side];
         let flush = |(word, bits): (u64, u64)| {
@@ -467,7 +477,13 @@ impl PairSolver<'_> {
     }
 
     /// Passes the value of a position decided at distance `n` on to its predecessors.
-    fn propagate(&self, side: usize, index: u64, value: Value, scratch: &mut Scratch) {
+    fn propagate<Q: Queued>(
+        &self,
+        side: usize,
+        index: u64,
+        value: Value,
+        scratch: &mut Scratch<Q>,
+    ) {
         let before = self.partner(side);
         let pred_side = &self.sides[before];
         let Scratch {
@@ -520,7 +536,7 @@ impl PairSolver<'_> {
                         improves(now).then_some(win.pack())
                     });
                     if updated.is_ok() {
-                        found.push(before, n + 1, pred_index as Queued);
+                        found.push(before, n + 1, pred_index as u64);
                     }
                 }
                 Value::Win(n) => {
@@ -536,13 +552,13 @@ impl PairSolver<'_> {
     /// One more move of an undecided position leads to a win in `n` for the opponent. When
     /// that was the last (see [`PairSolver::settle`]), the position is lost in `n + 1`: every
     /// other move led to a win in `n` or fewer, counted down in an earlier pass.
-    fn count_down(&self, side: usize, index: usize, n: u16, found: &mut Found) {
+    fn count_down<Q: Queued>(&self, side: usize, index: usize, n: u16, found: &mut Found<Q>) {
         let this = &self.sides[side];
         if this.values[index].load(Ordering::Relaxed) == 0
             && this.counters[index].fetch_sub(1, Ordering::Relaxed) == 1
         {
             this.values[index].store(Value::Loss(n + 1).pack(), Ordering::Relaxed);
-            found.push(side, n + 1, index as Queued);
+            found.push(side, n + 1, index as u64);
         }
     }
 }
@@ -574,6 +590,22 @@ pub fn solve_pair(
     smaller: &TableSet,
     signature: Signature,
     progress: &dyn Progress,
+) -> Result<Vec<Solved>, Error> {
+    // Queues of 32-bit indices where they fit (every table up to 7 pieces), else of 64-bit.
+    let wide = [signature, signature.flipped()]
+        .iter()
+        .any(|&s| TableIndex::new(s).size() > u64::from(u32::MAX) + 1);
+    solve_pair_queued(rules, smaller, signature, progress, wide)
+}
+
+/// [`solve_pair`] with queues of 64-bit indices (`wide`) or of 32-bit ones, which must hold
+/// every index of the pair.
+fn solve_pair_queued(
+    rules: &MoveRules,
+    smaller: &TableSet,
+    signature: Signature,
+    progress: &dyn Progress,
+    wide: bool,
 ) -> Result<Vec<Solved>, Error> {
     let mut signatures = vec![signature];
     if signature.flipped() != signature {
@@ -622,9 +654,13 @@ pub fn solve_pair(
     let per_unit = (CHUNK as u64 / slices.run).max(1) as usize;
     // The most advanced men first: a man's step leads only to a slice one level further on.
     for level in slices.by_level.iter().rev() {
-        level
-            .par_chunks(per_unit)
-            .for_each(|unit| solver.solve_slices(unit, &slices, progress));
+        level.par_chunks(per_unit).for_each(|unit| {
+            if wide {
+                solver.solve_slices::<u64>(unit, &slices, progress);
+            } else {
+                solver.solve_slices::<u32>(unit, &slices, progress);
+            }
+        });
         // A smaller table that cannot be read stops the pair at the end of the level.
         solver.first_failure()?;
     }
@@ -726,6 +762,27 @@ mod tests {
             Err(Error::Corrupt { path: named, .. }) => assert_eq!(named, path),
             Err(other) => panic!("expected {read} damaged, got {other}"),
             Ok(_) => panic!("solved from a damaged {read}"),
+        }
+    }
+
+    #[test]
+    fn queues_of_64_bit_indices_solve_as_those_of_32_bit_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Variant::BRAZILIAN.moves;
+        crate::pure::build::generate_with(dir.path(), &rules, 4, &Default::default(), &Silent)
+            .unwrap();
+        let smaller = TableSet::new(dir.path(), rules);
+        // Kings only (one slice), men only, and both, solved again on the tables built.
+        for pair in ["KKvKK", "MMvMM", "KMvKM", "KKMvK"] {
+            let pair: Signature = pair.parse().unwrap();
+            let solve = |wide| solve_pair_queued(&rules, &smaller, pair, &Silent, wide).unwrap();
+            let (narrow, wide) = (solve(false), solve(true));
+            assert_eq!(narrow.len(), wide.len());
+            for (n, w) in narrow.iter().zip(&wide) {
+                assert_eq!(n.signature, w.signature);
+                assert!(n.values == w.values, "{}", n.signature);
+                assert_eq!(n.stats, w.stats, "{}", n.signature);
+            }
         }
     }
 
