@@ -239,7 +239,8 @@ impl PairSolver<'_> {
 
     /// Sets up one position of a slice: its value if decided or provisionally won, else its
     /// counter (see [`PairSolver::settle`]). Returns what was settled and whether the position
-    /// has a capture.
+    /// has a capture. (Inlined into both widths of queue, as it was into the one before.)
+    #[inline(always)]
     fn init(
         &self,
         side: usize,
