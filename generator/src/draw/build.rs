@@ -176,8 +176,8 @@ pub fn generate_draw_tables(
         }
         let graph = PairGraph::build(rules, draw, &pure, &readings, planned.signature)?;
         // Only the graph reads the pair's pure tables (it keeps their results, and the exits
-        // read rule results): unpacked from published files they take two bytes a position,
-        // 0.44 GB for the largest pair at 6 pieces, so none is kept while the pair is solved.
+        // read rule results): unpacked from published files they take a byte a position,
+        // 0.22 GB for the largest pair at 6 pieces, so none is kept while the pair is solved.
         pure.close_all_but([]);
         let tables = solve_draw_pair(draw, &graph, 0)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));

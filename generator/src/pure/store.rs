@@ -51,6 +51,19 @@ fn to_byte(packed: u16) -> Option<u8> {
     (from_byte(byte) == packed).then_some(byte)
 }
 
+/// Stores `packed` in `slot`, one or two bytes wide (see [`Table::in_memory`]); `false` if it
+/// does not fit one byte.
+#[inline]
+pub fn store_value(slot: &mut [u8], packed: u16) -> bool {
+    match slot {
+        [byte] => to_byte(packed).map(|b| *byte = b).is_some(),
+        _ => {
+            slot.copy_from_slice(&packed.to_le_bytes());
+            true
+        }
+    }
+}
+
 /// The packed value a format-2 byte stores: a draw (0) and a win (even) are twice the byte plus
 /// one, a loss (odd) twice the byte. Without a branch: the solver reads values of every kind
 /// mixed.
@@ -349,9 +362,11 @@ impl Table {
         })
     }
 
-    /// A table built in memory, byte for byte the format-1 file of its values: `fill` stores
-    /// the table's packed values, little-endian, into the slice it is given (two bytes a
-    /// position, in index order) and returns their statistics.
+    /// A table built in memory, byte for byte the raw file [`write_table`] would write of its
+    /// values: one byte a value where every value fits one, else two. `fill` stores the table's
+    /// packed values in index order into the slice it is given, through [`store_value`] (the
+    /// slice holds `width` bytes a position), and returns their statistics, or `None` if a
+    /// value did not fit one byte: it is then called again with two.
     ///
     /// # Errors
     ///
@@ -359,21 +374,39 @@ impl Table {
     pub fn in_memory(
         rules: RuleSetId,
         signature: Signature,
-        fill: impl FnOnce(&mut [u8]) -> Result<TableStats, Error>,
+        fill: impl Fn(&mut [u8], usize) -> Result<Option<TableStats>, Error>,
     ) -> Result<Table, Error> {
         let index = TableIndex::new(signature);
-        let body_end = HEADER_LEN + 2 * index.size() as usize;
-        let mut bytes = vec![0u8; body_end + CHECKSUM_LEN];
-        let stats = fill(&mut bytes[HEADER_LEN..body_end])?;
-        bytes[..HEADER_LEN].copy_from_slice(&header(FORMAT_TWO_BYTES, rules, signature, &stats));
-        let checksum = xxh3_64(&bytes[..body_end]);
-        bytes[body_end..].copy_from_slice(&checksum.to_le_bytes());
-        Ok(Table {
-            index,
-            stats,
-            map: RawBytes::InMemory(bytes),
-            one_byte: false,
-        })
+        for width in [1, 2] {
+            let body_end = HEADER_LEN + width * index.size() as usize;
+            let mut bytes = vec![0u8; body_end + CHECKSUM_LEN];
+            let Some(stats) = fill(&mut bytes[HEADER_LEN..body_end], width)? else {
+                continue;
+            };
+            let one_byte = width == 1;
+            let head = if one_byte {
+                let values = bytes[HEADER_LEN..body_end].iter().map(|&b| from_byte(b));
+                let value_checksum = value_checksum(rules, signature, &stats, values);
+                let mut head = header(FORMAT_ONE_BYTE, rules, signature, &stats);
+                head[VALUE_CHECKSUM_AT..VALUE_CHECKSUM_AT + 8]
+                    .copy_from_slice(&value_checksum.to_le_bytes());
+                head
+            } else {
+                header(FORMAT_TWO_BYTES, rules, signature, &stats)
+            };
+            bytes[..HEADER_LEN].copy_from_slice(&head);
+            let checksum = xxh3_64(&bytes[..body_end]);
+            bytes[body_end..].copy_from_slice(&checksum.to_le_bytes());
+            return Ok(Table {
+                index,
+                stats,
+                map: RawBytes::InMemory(bytes),
+                one_byte,
+            });
+        }
+        Err(Error::Invariant(format!(
+            "{signature}: a value did not fit two bytes"
+        )))
     }
 
     /// Whether the table was rebuilt in memory rather than mapped from its raw file.
@@ -490,6 +523,47 @@ mod tests {
         let (table, len) = round_trip(dir.path(), signature, &long);
         assert_eq!(len as usize, HEADER_LEN + 2 * size + CHECKSUM_LEN);
         assert!((0..size).all(|i| table.packed(i as u64) == long[i]));
+    }
+
+    #[test]
+    fn a_table_built_in_memory_is_its_raw_file_in_one_byte_or_two() {
+        let dir = tempfile::tempdir().unwrap();
+        let signature: Signature = "KKvK".parse().unwrap();
+        let size = TableIndex::new(signature).size() as usize;
+        let short: Vec<u16> = (0..size)
+            .map(|i| Value::Loss((i % 100) as u16 * 2).pack())
+            .collect();
+        let mut long = short.clone();
+        long[size - 1] = Value::Loss(300).pack();
+        for (values, width) in [(short, 1), (long, 2)] {
+            let stats = TableStats {
+                positions: size as u64,
+                ..TableStats::default()
+            };
+            let table = Table::in_memory(RuleSetId::Iberian, signature, |out, w| {
+                for (slot, &value) in out.chunks_exact_mut(w).zip(&values) {
+                    if !store_value(slot, value) {
+                        return Ok(None);
+                    }
+                }
+                Ok(Some(stats))
+            })
+            .unwrap();
+            assert_eq!(table.map.len(), HEADER_LEN + width * size + CHECKSUM_LEN);
+            assert!((0..size).all(|i| table.packed(i as u64) == values[i]));
+            // What the raw file of these values records, and the same bytes.
+            write_table(
+                dir.path(),
+                RuleSetId::Iberian,
+                signature,
+                values.iter().copied(),
+                &stats,
+            )
+            .unwrap();
+            let raw = Table::open(dir.path(), RuleSetId::Iberian, signature, true).unwrap();
+            assert_eq!(table.checksum(), raw.checksum());
+            assert!(*table.map == *raw.map);
+        }
     }
 
     #[test]

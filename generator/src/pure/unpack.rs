@@ -19,7 +19,7 @@ use dprobe::{
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::pure::store::{Table, TableStats};
+use crate::pure::store::{store_value, Table, TableStats};
 use crate::pure::tableset::{move_targets, TableSet};
 
 /// Whether both published files of a table are there, with headers of the right table.
@@ -50,11 +50,11 @@ pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> 
             smaller.table(target)?;
         }
     }
-    Table::in_memory(rules.id, signature, |bytes| {
+    Table::in_memory(rules.id, signature, |bytes, width| {
         let index = dprobe::index::TableIndex::new(signature);
         let per_block = wdl.header().positions_per_block as usize;
         let stats = bytes
-            .par_chunks_mut(2 * per_block)
+            .par_chunks_mut(width * per_block)
             .enumerate()
             .map_init(
                 || (Vec::new(), DtwBlock::default(), Vec::new()),
@@ -65,7 +65,7 @@ pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> 
                     for ((i, board), slot) in range
                         .clone()
                         .zip(index.boards(range))
-                        .zip(out.chunks_exact_mut(2))
+                        .zip(out.chunks_exact_mut(width))
                     {
                         let capture = has_capture(&board, rules);
                         let value = if capture {
@@ -94,18 +94,22 @@ pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> 
                                 }
                             }
                         };
-                        slot.copy_from_slice(&value.pack().to_le_bytes());
+                        if !store_value(slot, value.pack()) {
+                            return Ok(None);
+                        }
                         stats.count(i, value, capture);
                     }
-                    Ok(stats)
+                    Ok(Some(stats))
                 },
             )
-            .collect::<Result<Vec<TableStats>, Error>>()?;
+            .collect::<Result<Option<Vec<TableStats>>, Error>>()?;
         // Merged in index order: the longest win's position is the first with that distance,
         // as in the solver's statistics.
-        Ok(stats
-            .into_iter()
-            .fold(TableStats::default(), TableStats::merge))
+        Ok(stats.map(|stats| {
+            stats
+                .into_iter()
+                .fold(TableStats::default(), TableStats::merge)
+        }))
     })
 }
 
