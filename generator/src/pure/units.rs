@@ -21,8 +21,9 @@ pub(crate) fn cpu_seconds_per_position(pieces: u32) -> f64 {
 /// counter, a capture flag, and the decided positions of the slices being solved).
 const SOLVER_BYTES_PER_POSITION: u64 = 5;
 /// Bytes per position of each table a unit reads (its raw file mapped, or the table rebuilt in
-/// memory from its published files).
-const READ_BYTES_PER_POSITION: u64 = 2;
+/// memory from its published files): one where its distances fit a byte, as every table's up
+/// to 6 pieces do.
+const READ_BYTES_PER_POSITION: u64 = 1;
 
 /// One unit of a build.
 #[derive(Clone, Debug, PartialEq)]
