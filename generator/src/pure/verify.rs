@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use bitvec::{slice::BitSlice, vec::BitVec};
 use dprobe::{
     format::{table_path, TableFile, TableKind},
     index::Signature,
@@ -17,7 +18,6 @@ use rayon::prelude::*;
 
 use crate::pure::store::Table;
 use crate::pure::tableset::{move_targets, TableSet};
-use crate::pure::write::capture_flags;
 use crate::Error;
 
 /// One position whose stored value is not what its moves give.
@@ -35,72 +35,111 @@ pub struct Inconsistency {
     pub expected: Option<Value>,
 }
 
-/// Checks every position of one table; returns up to `limit` inconsistencies.
+/// What [`verify_table`] found in a table.
+pub struct Checked {
+    /// Up to the limit asked for, in index order; none if the table is exact.
+    pub inconsistencies: Vec<Inconsistency>,
+    /// Whether the mover has a capture, in index order: the entries of the published files
+    /// that [`check_published`] leaves out.
+    pub captures: BitVec<u64>,
+}
+
+/// Checks every position of one table; returns up to `limit` inconsistencies, and which
+/// positions have a capture (what their moves showed).
 pub fn verify_table(
     tables: &TableSet,
     variant: &Variant,
     signature: Signature,
     limit: usize,
-) -> Result<Vec<Inconsistency>, Error> {
+) -> Result<Checked, Error> {
     let table: &Table = tables.table(signature)?;
     // Open every table a move can lead to before the parallel pass. Should a move reach
     // another table, its value reads as missing and the position is reported.
     for target in move_targets(signature) {
         tables.table(target)?;
     }
+    // A king's quiet move leads to the colour flip with the men where they were.
+    let flip = tables.table(signature.flipped())?;
     let rules = tables.rules();
-    let mut found: Vec<Inconsistency> = crate::pure::solve::chunks(table.index.size())
-        .map_init(Vec::new, |moves, range| {
-            let mut found = Vec::new();
-            for (index, board) in range.clone().zip(table.index.boards(range)) {
-                moves.clear();
-                legal_moves(&board, rules, moves);
-                // The best of the moves' values; `None` if one of them cannot be read.
-                let mut expected = Some(Value::Loss(0));
-                for (i, mv) in moves.iter().enumerate() {
-                    let value = tables.value_of(&board.play(mv)).map(Value::one_ply_earlier);
-                    expected = match (expected, value) {
-                        (Some(_), Some(v)) if i == 0 => Some(v),
-                        (Some(best), Some(v)) => {
-                            Some(if v.is_better_than(best) { v } else { best })
+    let chunks: Vec<(Vec<Inconsistency>, Vec<u64>)> =
+        crate::pure::solve::chunks(table.index.size())
+            .map_init(Vec::new, |moves, range| {
+                let mut found = Vec::new();
+                let mut captures = vec![0u64; (range.end - range.start).div_ceil(64) as usize];
+                for (offset, (index, board)) in
+                    range.clone().zip(table.index.boards(range)).enumerate()
+                {
+                    moves.clear();
+                    legal_moves(&board, rules, moves);
+                    // Captures are compulsory: the first move tells.
+                    let capture = moves.first().is_some_and(|mv| mv.is_capture());
+                    captures[offset / 64] |= u64::from(capture) << (offset % 64);
+                    // The best of the moves' values; `None` if one of them cannot be read.
+                    let mut expected = Some(Value::Loss(0));
+                    // The men's share of the index of every king move's result: computed once.
+                    let mut men_after = None;
+                    for (i, mv) in moves.iter().enumerate() {
+                        let after = board.play(mv);
+                        let value = if !mv.is_capture() && board.kings & (1 << mv.from) != 0 {
+                            let men = men_after.get_or_insert_with(|| flip.index.men_rank(&after));
+                            flip.value(flip.index.index_with_men(men, after.kings, after.opp_kings))
+                        } else {
+                            tables.value_of(&after)
                         }
-                        _ => None,
-                    };
-                }
-                let stored = table.value(index);
-                if stored != expected || stored.is_none() {
-                    found.push(Inconsistency {
-                        signature,
-                        index,
-                        fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
-                        stored,
-                        expected,
-                    });
-                    if found.len() >= limit {
-                        break;
+                        .map(Value::one_ply_earlier);
+                        expected = match (expected, value) {
+                            (Some(_), Some(v)) if i == 0 => Some(v),
+                            (Some(best), Some(v)) => {
+                                Some(if v.is_better_than(best) { v } else { best })
+                            }
+                            _ => None,
+                        };
+                    }
+                    let stored = table.value(index);
+                    if (stored != expected || stored.is_none()) && found.len() < limit {
+                        found.push(Inconsistency {
+                            signature,
+                            index,
+                            fen: Position::from_board(&board, dprobe::Color::White).to_fen(variant),
+                            stored,
+                            expected,
+                        });
                     }
                 }
-            }
-            found
-        })
-        .flatten_iter()
-        .collect();
-    found.sort_by_key(|i| i.index);
-    found.truncate(limit);
-    Ok(found)
+                (found, captures)
+            })
+            .collect();
+    // Chunks are a multiple of 64 positions long: their words join without shifting.
+    let mut inconsistencies = Vec::new();
+    let mut words = Vec::new();
+    for (found, chunk_words) in chunks {
+        inconsistencies.extend(found);
+        words.extend(chunk_words);
+    }
+    inconsistencies.truncate(limit);
+    let mut captures = BitVec::from_vec(words);
+    captures.truncate(table.index.size() as usize);
+    Ok(Checked {
+        inconsistencies,
+        captures,
+    })
 }
 
 /// Checks the published `.wdl` and `.dtw` files of `table`: present, of the right table, every
 /// checksum intact and every symbol valid ([`TableFile::verify`]), and every entry the probe
-/// reads (positions without a capture; in the `.dtw` file, those not drawn) the symbol of the
-/// raw value.
+/// reads (positions without a capture, `captures` telling which have one; in the `.dtw` file,
+/// those not drawn) the symbol of the raw value.
 ///
 /// # Errors
 ///
 /// What is wrong, naming the file and, for a wrong entry, the first position that disagrees.
-pub fn check_published(dir: &Path, rules: &MoveRules, table: &Table) -> Result<(), Error> {
+pub fn check_published(
+    dir: &Path,
+    rules: &MoveRules,
+    table: &Table,
+    captures: &BitSlice<u64>,
+) -> Result<(), Error> {
     let signature = table.index.signature();
-    let captures = capture_flags(rules, &table.index);
     for kind in [TableKind::Wdl, TableKind::Dtw] {
         let path = table_path(dir, rules.id, signature, kind);
         let file = TableFile::open(&path).map_err(|e| match e {

@@ -16,6 +16,7 @@ use draughts_generator::pure::find::{longest_wins, zugzwangs as zugzwangs_of};
 use draughts_generator::pure::solve::Silent;
 use draughts_generator::pure::tableset::TableSet;
 use draughts_generator::pure::verify::verify_table;
+use draughts_generator::pure::write::capture_flags;
 
 /// Every valid board with the given signature, by placing pieces square by square.
 fn enumerate(signature: Signature) -> Vec<Board> {
@@ -129,6 +130,9 @@ fn check_rule_set(variant: Variant, pieces: u32, extra: &[&str]) {
     // The independent check over every table built, beyond those brute force can reach.
     for signature in (2..=pieces).flat_map(Signature::with_pieces) {
         let found = verify_table(&tables, &variant, signature, 5).unwrap();
+        let captures = capture_flags(&variant.moves, &dprobe::index::TableIndex::new(signature));
+        assert_eq!(found.captures, captures, "{variant} {signature}");
+        let found = found.inconsistencies;
         assert!(found.is_empty(), "{variant} {signature}: {found:?}");
     }
 

@@ -14,7 +14,9 @@ use draughts_generator::pure::build::{generate, generate_with, BuildOptions};
 use draughts_generator::pure::solve::Silent;
 use draughts_generator::pure::store::Table;
 use draughts_generator::pure::verify::check_published;
-use draughts_generator::pure::write::{encode, symbols, write_atomically, Fill, Layout};
+use draughts_generator::pure::write::{
+    capture_flags, encode, symbols, write_atomically, Fill, Layout,
+};
 
 /// Tables up to 4 pieces for one variant, built once per test run.
 pub(crate) fn built(variant: &Variant) -> &'static Path {
@@ -297,11 +299,12 @@ fn a_dtw_file_holds_no_draws_and_must_agree_with_the_wdl_file() {
     .unwrap();
     let path = dprobe::format::table_path(copy.path(), rules, signature, TableKind::Dtw);
     // The files as written hold the raw values wherever the probe reads them.
-    check_published(copy.path(), &variant.moves, &raw).unwrap();
+    let captures = capture_flags(&variant.moves, &raw.index);
+    check_published(copy.path(), &variant.moves, &raw, &captures).unwrap();
     write_atomically(&path, &bytes).unwrap();
     // `dtb verify`'s check of the published files finds the contradicted entry, and only it:
     // the draws' entries are don't-care.
-    let problem = check_published(copy.path(), &variant.moves, &raw)
+    let problem = check_published(copy.path(), &variant.moves, &raw, &captures)
         .unwrap_err()
         .to_string();
     assert!(

@@ -13,7 +13,7 @@ use draughts_generator::draw::tables::DrawTables;
 use draughts_generator::draw::verify::verify_draw_table;
 use draughts_generator::pure::build::build_order;
 use draughts_generator::pure::tableset::TableSet;
-use draughts_generator::pure::verify::{check_published, verify_table};
+use draughts_generator::pure::verify::{check_published, verify_table, Checked};
 
 use crate::common::{present_tables, MAX_PIECES};
 use crate::error::CliError;
@@ -39,8 +39,11 @@ pub fn verify(
     for (step, signature) in signatures.iter().enumerate() {
         tables.close_all_but(signatures[step..].iter().copied());
         // A damaged or missing table is reported, and the check goes on with the others.
-        let found = match verify_table(&tables, variant, *signature, 10) {
-            Ok(found) => found,
+        let Checked {
+            inconsistencies: found,
+            captures,
+        } = match verify_table(&tables, variant, *signature, 10) {
+            Ok(checked) => checked,
             Err(problem) => {
                 bad += 1;
                 out!("{signature:>10}: cannot check: {problem}");
@@ -50,7 +53,7 @@ pub fn verify(
         // Only shown, never returned: each problem is reported under its table.
         let files = tables
             .table(*signature)
-            .and_then(|table| check_published(dir, &variant.moves, table));
+            .and_then(|table| check_published(dir, &variant.moves, table, &captures));
         if found.is_empty() && files.is_ok() {
             out!("{signature:>10}: ok");
             continue;
