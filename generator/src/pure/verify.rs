@@ -3,7 +3,8 @@
 //! partner table), a loss in 0 exactly when there is no move, and every distance one more than
 //! the chosen move's. Because distances are well-founded, a table that passes is exact.
 //!
-//! It shares nothing with the solver but the move generator and the table files.
+//! It shares nothing with the solver but the move generator, the index and the table files: it
+//! plays every legal move forward where the solver works backward from decided positions.
 
 use std::path::Path;
 
