@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use dprobe::format::raw_table_path;
@@ -178,17 +179,27 @@ fn a_killed_build_resumes_to_the_bytes_of_an_uninterrupted_one() {
     let whole = tempfile::tempdir().unwrap();
     assert!(dtb(whole.path()).output().unwrap().status.success());
     let expected = files(whole.path());
-    // Killed (SIGKILL: nothing is cleaned up) early, in the middle and late in the build, then
-    // resumed; then killed twice and resumed.
-    for kills in [vec![150], vec![700], vec![1500], vec![400, 900]] {
+    // Killed (SIGKILL: nothing is cleaned up) early, in the middle and late in the build (after
+    // the k-th table it reports finished, and a moment into the next pair, whatever the
+    // machine's speed), then resumed; then killed twice and resumed. 41 tables in all.
+    for kills in [vec![4], vec![16], vec![34], vec![10, 14]] {
         let dir = tempfile::tempdir().unwrap();
-        let mut killed_before_the_end = false;
+        let mut killed_before_the_end = true;
         for after in &kills {
-            let mut child = dtb(dir.path()).spawn().unwrap();
-            std::thread::sleep(Duration::from_millis(*after));
-            killed_before_the_end |= child.try_wait().unwrap().is_none();
+            let mut child = dtb(dir.path()).stderr(Stdio::piped()).spawn().unwrap();
+            // Kept open until the kill: a closed pipe would end the build by itself.
+            let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+            let finished = lines
+                .by_ref()
+                .map_while(Result::ok)
+                .filter(|line| line.contains(" positions, "))
+                .take(*after)
+                .count();
+            std::thread::sleep(Duration::from_millis(20));
+            killed_before_the_end &= finished == *after && child.try_wait().unwrap().is_none();
             child.kill().unwrap();
             child.wait().unwrap();
+            drop(lines);
         }
         let out = dtb(dir.path()).output().unwrap();
         assert!(
@@ -199,8 +210,12 @@ fn a_killed_build_resumes_to_the_bytes_of_an_uninterrupted_one() {
         let resumed = files(dir.path());
         assert!(
             killed_before_the_end,
-            "the build ended before it was killed: {kills:?}"
+            "the build ended before it was killed: after {kills:?} tables"
         );
-        assert_same_files(&expected, &resumed, &format!("killed after {kills:?} ms"));
+        assert_same_files(
+            &expected,
+            &resumed,
+            &format!("killed after {kills:?} tables"),
+        );
     }
 }
