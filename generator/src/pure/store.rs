@@ -150,6 +150,23 @@ fn header(
     h
 }
 
+/// The header of a raw file of one or two bytes a value; a one-byte file's records
+/// `value_checksum`, the checksum of the two-byte file of the same values.
+fn header_of_width(
+    one_byte: bool,
+    rules: RuleSetId,
+    signature: Signature,
+    stats: &TableStats,
+    value_checksum: u64,
+) -> [u8; HEADER_LEN] {
+    if !one_byte {
+        return header(FORMAT_TWO_BYTES, rules, signature, stats);
+    }
+    let mut head = header(FORMAT_ONE_BYTE, rules, signature, stats);
+    head[VALUE_CHECKSUM_AT..VALUE_CHECKSUM_AT + 8].copy_from_slice(&value_checksum.to_le_bytes());
+    head
+}
+
 /// Whether every one of `values` fits a byte, and the checksum of the format-1 file of the
 /// table (what [`Table::checksum`] gives).
 fn check_values(
@@ -196,14 +213,7 @@ pub fn write_table(
     stats: &TableStats,
 ) -> Result<u64, Error> {
     let (one_byte, value_checksum) = check_values(rules, signature, stats, values.clone());
-    let head = if one_byte {
-        let mut head = header(FORMAT_ONE_BYTE, rules, signature, stats);
-        head[VALUE_CHECKSUM_AT..VALUE_CHECKSUM_AT + 8]
-            .copy_from_slice(&value_checksum.to_le_bytes());
-        head
-    } else {
-        header(FORMAT_TWO_BYTES, rules, signature, stats)
-    };
+    let head = header_of_width(one_byte, rules, signature, stats, value_checksum);
 
     let path = raw_table_path(dir, rules, signature);
     let parent = path.parent().unwrap_or(dir);
@@ -216,9 +226,10 @@ pub fn write_table(
     out.write_all(&head).map_err(io_error(&temporary))?;
     let mut chunk = Vec::with_capacity(CHUNK_BYTES);
     for value in values {
-        match to_byte(value).filter(|_| one_byte) {
-            Some(byte) => chunk.push(byte),
-            None => chunk.extend_from_slice(&value.to_le_bytes()),
+        if one_byte {
+            chunk.push(to_byte(value).unwrap_or_default());
+        } else {
+            chunk.extend_from_slice(&value.to_le_bytes());
         }
         if chunk.len() >= CHUNK_BYTES {
             hasher.update(&chunk);
@@ -384,16 +395,14 @@ impl Table {
                 continue;
             };
             let one_byte = width == 1;
-            let head = if one_byte {
+            // A two-byte file's header records no checksum (its trailer is the one).
+            let value_checksum = if one_byte {
                 let values = bytes[HEADER_LEN..body_end].iter().map(|&b| from_byte(b));
-                let value_checksum = value_checksum(rules, signature, &stats, values);
-                let mut head = header(FORMAT_ONE_BYTE, rules, signature, &stats);
-                head[VALUE_CHECKSUM_AT..VALUE_CHECKSUM_AT + 8]
-                    .copy_from_slice(&value_checksum.to_le_bytes());
-                head
+                value_checksum(rules, signature, &stats, values)
             } else {
-                header(FORMAT_TWO_BYTES, rules, signature, &stats)
+                0
             };
+            let head = header_of_width(one_byte, rules, signature, &stats, value_checksum);
             bytes[..HEADER_LEN].copy_from_slice(&head);
             let checksum = xxh3_64(&bytes[..body_end]);
             bytes[body_end..].copy_from_slice(&checksum.to_le_bytes());
