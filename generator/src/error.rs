@@ -71,6 +71,20 @@ pub enum Error {
         /// Where that table's published file was looked for.
         path: PathBuf,
     },
+    /// A part of a pair built in parts reads the part file of the level above, not written yet.
+    #[error(
+        "unit {unit} reads the part of {pair} that solves level {level} ({folder}/{pair}.levels-{level}-….part), which is not built yet: run its unit first (`dtb plan` gives the order)"
+    )]
+    PartNotReady {
+        /// The unit asked for.
+        unit: String,
+        /// The pair built in parts.
+        pair: Signature,
+        /// The lowest level of the part file it lacks.
+        level: usize,
+        /// The folder the part file was looked for in.
+        folder: PathBuf,
+    },
     /// A unit id that the build plan does not have.
     #[error("no unit {unit} in the plan up to {pieces} pieces; `dtb plan` lists the units")]
     UnknownUnit {

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Submits a build to Slurm: one job per unit of `dtb plan` (a pair of tables, then the rule
-# tables), each after the jobs of the units whose tables it reads (sbatch
+# Submits a build to Slurm: one job per unit of `dtb plan` (a pair of tables or a part of a
+# large pair, then the rule tables), each after the jobs of the units whose tables it reads (sbatch
 # --dependency=afterok), with the memory and time the plan estimates and one log per unit.
 # Every job runs `dtb generate --unit ID` on the shared folder; a unit already built exits at
 # once, so resubmitting a plan (--resubmit: first cancel the jobs of the last submission still
 # queued) rebuilds exactly what failed or never ran.
 #
 # Usage: scripts/slurm/submit.sh --variant V --pieces N --dir SHARED_DIR [--dtb PATH]
-#          [--cpus C] [--draw-rules R] [--time-factor F] [--resubmit] [-- extra sbatch options]
+#          [--cpus C] [--draw-rules R] [--part-positions P] [--time-factor F] [--resubmit]
+#          [-- extra sbatch options]
 # Needs on the submitting host: sbatch, scancel, python3 (to read the plan); on the nodes: dtb.
 set -euo pipefail
 
-variant="" pieces="" dir="" dtb="dtb" cpus=4 draw_rules="" time_factor=3 resubmit=0
+variant="" pieces="" dir="" dtb="dtb" cpus=4 draw_rules="" time_factor=3 resubmit=0 parts=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --variant) variant="$2"; shift 2 ;;
@@ -21,6 +22,7 @@ while [[ $# -gt 0 ]]; do
     --cpus) cpus="$2"; shift 2 ;;
     --draw-rules) draw_rules="$2"; shift 2 ;;
     --time-factor) time_factor="$2"; shift 2 ;;
+    --part-positions) parts=(--part-positions "$2"); shift 2 ;;
     --resubmit) resubmit=1; shift ;;
     --) shift; break ;;
     *) echo "submit.sh: unknown argument $1 (see the usage at the top of the script)" >&2; exit 2 ;;
@@ -41,7 +43,7 @@ if [[ $resubmit -eq 1 && -f "$jobs_file" ]]; then
   cut -f2 "$jobs_file" | xargs -r scancel 2>/dev/null || true
 fi
 
-plan="$("$dtb" plan --variant "$variant" --pieces "$pieces" --json "${rules[@]}")"
+plan="$("$dtb" plan --variant "$variant" --pieces "$pieces" --json "${rules[@]}" "${parts[@]}")"
 # One line per unit: id, memory in MB, time limit in minutes, the ids it waits for.
 lines="$(python3 -c '
 import json, math, sys

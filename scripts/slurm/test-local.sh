@@ -3,11 +3,14 @@
 # one-node cluster on this machine, submits the build of one rule set up to N pieces (pure and
 # rule tables) with scripts/slurm/submit.sh, waits for every job, and checks the tables'
 # statistics against tables/manifest.json. Needs root (it starts munged, slurmctld and slurmd).
-# Usage: scripts/slurm/test-local.sh [variant] [pieces]   (default: russian 5)
+# Usage: scripts/slurm/test-local.sh [variant] [pieces] [part-positions]   (default: russian 5;
+# a part limit builds the pairs above it in parts, as the largest 8-piece pairs are built)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 variant="${1:-russian}"
 pieces="${2:-5}"
+parts=()
+[[ -n "${3:-}" ]] && parts=(--part-positions "$3")
 started=$(date +%s)
 
 if ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
@@ -68,7 +71,7 @@ cargo build --release -q -p draughts-generator --bin dtb
 dtb="$PWD/target/release/dtb"
 dir="$(mktemp -d /tmp/dtb-slurm.XXXXXX)"
 scripts/slurm/submit.sh --variant "$variant" --pieces "$pieces" --dir "$dir" --dtb "$dtb" \
-  --cpus "$cpus"
+  --cpus "$cpus" "${parts[@]}"
 jobs="$(cut -f2 "$dir/slurm-logs/$variant-$pieces.jobs" | paste -sd,)"
 while [[ -n "$(squeue -h -j "$jobs" 2>/dev/null)" ]]; do
   sleep 5

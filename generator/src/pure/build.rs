@@ -11,6 +11,7 @@ use dprobe::{
 };
 
 use crate::error::io_error;
+use crate::pure::parts::{generate_part, parse_part_id};
 use crate::pure::solve::{solve_pair, Progress, Solved};
 use crate::pure::store::{value_checksum, write_table, Table, TableStats};
 use crate::pure::tableset::{move_targets, TableSet};
@@ -234,7 +235,7 @@ impl Default for BuildOptions {
 /// them is mostly waiting for the disk (a 6-piece pair's are 0.4 GB, each fsynced), which on
 /// the rayon pool would hold a worker idle. (Compressing beside the next pair's solving, CPU
 /// against CPU, was measured slower: docs/PERFORMANCE.md.)
-fn write_pair(
+pub(super) fn write_pair(
     dir: &Path,
     rules: &MoveRules,
     solved: &[Solved],
@@ -314,15 +315,17 @@ pub fn generate_with(
     Ok(())
 }
 
-/// Builds one unit of `dtb plan` (a pair of tables, named by its first table) from the tables
-/// already under `dir`: what a cluster job runs. It writes the pair's published files, and its
-/// raw files only with `options.keep_raw` (the units after it read the published files). A unit
-/// already done is left as it is.
+/// Builds one unit of `dtb plan` (a pair of tables, named by its first table, or a part of a
+/// pair built in parts, [`crate::pure::parts`]) from the tables already under `dir`: what a
+/// cluster job runs. It writes the pair's published files, and its raw files only with
+/// `options.keep_raw` (the units after it read the published files). A unit already done is
+/// left as it is.
 ///
 /// # Errors
 ///
 /// [`Error::UnknownUnit`] for an id not in the plan of `pieces` pieces; [`Error::UnitNotReady`]
-/// naming a table the unit reads that is not there (its unit has not run); what stops a build.
+/// naming a table the unit reads that is not there (its unit has not run), and
+/// [`Error::PartNotReady`] naming the part of the level above; what stops a build.
 pub fn generate_unit(
     dir: &Path,
     rules: &MoveRules,
@@ -331,10 +334,13 @@ pub fn generate_unit(
     options: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<(), Error> {
+    // A part of a pair built in parts (`<pair>.levels-<low>-<high>`), or a whole pair.
+    let part = parse_part_id(unit);
+    let pair_name = part.map_or(unit, |(pair, _)| pair);
     let planned_pairs = plan(pieces);
     let planned = planned_pairs
         .iter()
-        .find(|p| p.signature.to_string() == unit)
+        .find(|p| p.signature.to_string() == pair_name)
         .ok_or_else(|| Error::UnknownUnit {
             unit: unit.to_string(),
             pieces,
@@ -353,7 +359,12 @@ pub fn generate_unit(
     // Other units may be writing beside this one: only this unit's leftovers go.
     remove_partial_files(&rule_set_dir(dir, rules.id), Some(&pair))?;
     let tables = TableSet::new(dir, *rules);
-    build_pair(&tables, planned, false, options, observer)
+    match part {
+        Some((_, levels)) => {
+            generate_part(&tables, planned, pieces, unit, levels, options, observer)
+        }
+        None => build_pair(&tables, planned, false, options, observer),
+    }
 }
 
 /// Builds one pair unless it is done: done pairs are skipped (their raw files mended, or their

@@ -7,6 +7,7 @@ mod buckets;
 pub mod build;
 mod exits;
 pub mod find;
+pub mod parts;
 mod slices;
 pub mod solve;
 pub mod store;

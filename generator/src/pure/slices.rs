@@ -7,7 +7,6 @@ use dprobe::rules::Board;
 use rayon::prelude::*;
 
 use super::buckets::grown;
-use super::solve::Side;
 
 /// The men's steps of one placement of the men, each with the men's share of its result's index
 /// on the partner side (`None`: the step crowns, into a smaller table). The positions of a run
@@ -78,8 +77,12 @@ pub(super) struct Slices {
 }
 
 impl Slices {
-    pub(super) fn of(sides: &[Side]) -> Slices {
-        let signature = sides[0].index.signature();
+    /// The slices of the pair of `signature` (the table, and its flip unless it is its own).
+    pub(super) fn of(signature: Signature) -> Slices {
+        let mut sides = vec![TableIndex::new(signature)];
+        if signature.flipped() != signature {
+            sides.push(TableIndex::new(signature.flipped()));
+        }
         let men = u32::from(signature.mover_men + signature.opp_men);
         let mover_kings = u32::from(signature.mover_kings);
         // The same for the flipped signature (the two kings' counts swap), and for every count
@@ -87,12 +90,12 @@ impl Slices {
         let run = binomial(32 - men, mover_kings)
             * binomial(32 - men - mover_kings, u32::from(signature.opp_kings));
         let partner = sides.len() - 1;
-        let runs = sides[0].index.size() / run;
+        let runs = sides[0].size() / run;
         let mut slices: Vec<(u8, Slice)> = (0..runs as u32)
             .into_par_iter()
             .filter_map(|first| {
-                let board = sides[0].index.board(u64::from(first) * run);
-                let partner_run = (sides[partner].index.index(&board.flipped()) / run) as u32;
+                let board = sides[0].board(u64::from(first) * run);
+                let partner_run = (sides[partner].index(&board.flipped()) / run) as u32;
                 // In a pair that is its own flip, a placement and its flip are one slice.
                 (partner == 1 || partner_run >= first).then_some((
                     board.advancement(),
@@ -111,11 +114,25 @@ impl Slices {
         Slices { run, by_level }
     }
 
-    /// The parts of `slice`: (side, first index), one part when a placement is its own flip.
-    pub(super) fn parts(&self, slice: &Slice, sides: usize) -> impl Iterator<Item = (usize, u64)> {
+    /// The runs of `slice`: (side, first index), one run when a placement is its own flip.
+    pub(super) fn runs_of(
+        &self,
+        slice: &Slice,
+        sides: usize,
+    ) -> impl Iterator<Item = (usize, u64)> {
         let partner = sides - 1;
         let second = (partner == 1 || slice.partner != slice.first)
             .then_some((partner, u64::from(slice.partner) * self.run));
         std::iter::once((0, u64::from(slice.first) * self.run)).chain(second)
+    }
+
+    /// Positions in the slices of `level` (of a pair of `sides` tables).
+    pub(super) fn level_positions(&self, level: usize, sides: usize) -> u64 {
+        self.by_level.get(level).map_or(0, |slices| {
+            slices
+                .iter()
+                .map(|slice| self.runs_of(slice, sides).count() as u64 * self.run)
+                .sum()
+        })
     }
 }

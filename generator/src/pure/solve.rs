@@ -118,10 +118,63 @@ struct InitScratch {
 /// One side of the pair being solved.
 pub(super) struct Side {
     pub(super) index: TableIndex,
-    values: Vec<AtomicU16>,
+    /// Packed values, 0 until set.
+    pub(super) values: Vec<AtomicU16>,
     counters: Vec<AtomicU8>,
     /// Whether the mover has a capture, 64 positions a word.
-    captures: Vec<AtomicU64>,
+    pub(super) captures: Vec<AtomicU64>,
+}
+
+impl Side {
+    /// The working arrays of one table, zeroed. They take memory only where written: the
+    /// allocator maps a large zeroed block without touching it, so a pair solved in parts holds
+    /// only the slices of its part and of the level above, not the whole pair.
+    pub(super) fn new(signature: Signature) -> Side {
+        let index = TableIndex::new(signature);
+        let size = index.size() as usize;
+        Side {
+            index,
+            values: zeroed_atomics(size),
+            counters: zeroed_atomics(size),
+            captures: zeroed_atomics(size.div_ceil(64)),
+        }
+    }
+}
+
+/// An atomic integer type with the layout of its integer `Plain`.
+///
+/// # Safety
+///
+/// `Self` must have the size and alignment of `Plain`, and zero must be a valid `Self`.
+unsafe trait AtomicOf {
+    type Plain: Clone + Default;
+}
+
+// SAFETY: the standard library documents each atomic as having its integer's size and bit
+// validity; the assertions below check the alignment on the target being compiled.
+unsafe impl AtomicOf for AtomicU8 {
+    type Plain = u8;
+}
+unsafe impl AtomicOf for AtomicU16 {
+    type Plain = u16;
+}
+unsafe impl AtomicOf for AtomicU64 {
+    type Plain = u64;
+}
+const _: () = assert!(
+    std::mem::align_of::<AtomicU16>() == std::mem::align_of::<u16>()
+        && std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>()
+        && std::mem::align_of::<AtomicU8>() == std::mem::align_of::<u8>()
+);
+
+/// `len` zeroed atomics in an allocation made zeroed (`vec![0; len]`), which the allocator
+/// maps lazily instead of writing it: pages are taken when first written.
+fn zeroed_atomics<A: AtomicOf>(len: usize) -> Vec<A> {
+    let mut plain = std::mem::ManuallyDrop::new(vec![A::Plain::default(); len]);
+    let (pointer, length, capacity) = (plain.as_mut_ptr(), plain.len(), plain.capacity());
+    // SAFETY: `A` has the layout of `A::Plain` and zero is a valid `A` (`AtomicOf`); the
+    // allocation is handed over whole, with the length and capacity it was made with.
+    unsafe { Vec::from_raw_parts(pointer.cast::<A>(), length, capacity) }
 }
 
 /// What initialisation settles for a position.
@@ -163,7 +216,7 @@ impl Progress for Silent {
 struct PairSolver<'a> {
     rules: &'a MoveRules,
     smaller: &'a TableSet,
-    sides: Vec<Side>,
+    sides: &'a [Side],
     /// For each side, the smaller tables its moves out of the pair lead to.
     exits: Vec<Exits<'a>>,
     /// The first failure to read a smaller table.
@@ -359,7 +412,7 @@ impl PairSolver<'_> {
         let run = slices.run;
         let parts: Vec<(usize, u64)> = unit
             .iter()
-            .flat_map(|slice| slices.parts(slice, self.sides.len()))
+            .flat_map(|slice| slices.runs_of(slice, self.sides.len()))
             .collect();
         // Pieces of at most CHUNK positions, grouped into tasks of about CHUNK.
         let pieces: Vec<(usize, Range<u64>)> = parts
@@ -597,11 +650,30 @@ pub fn solve_pair(
     signature: Signature,
     progress: &dyn Progress,
 ) -> Result<Vec<Solved>, Error> {
-    // Queues of 32-bit indices where they fit (every table up to 7 pieces), else of 64-bit.
-    let wide = [signature, signature.flipped()]
+    solve_pair_queued(
+        rules,
+        smaller,
+        signature,
+        progress,
+        needs_wide_queues(signature),
+    )
+}
+
+/// Whether a pair needs queues of 64-bit indices: a table above 2³² positions (none up to 7
+/// pieces; the queues are of 32-bit indices where they fit).
+fn needs_wide_queues(signature: Signature) -> bool {
+    [signature, signature.flipped()]
         .iter()
-        .any(|&s| TableIndex::new(s).size() > u64::from(u32::MAX) + 1);
-    solve_pair_queued(rules, smaller, signature, progress, wide)
+        .any(|&s| TableIndex::new(s).size() > u64::from(u32::MAX) + 1)
+}
+
+/// The working arrays of the pair of `signature`: the table, and its flip unless it is its own.
+pub(super) fn pair_sides(signature: Signature) -> Vec<Side> {
+    let mut sides = vec![Side::new(signature)];
+    if signature.flipped() != signature {
+        sides.push(Side::new(signature.flipped()));
+    }
+    sides
 }
 
 /// [`solve_pair`] with queues of 64-bit indices (`wide`) or of 32-bit ones, which must hold
@@ -613,125 +685,118 @@ fn solve_pair_queued(
     progress: &dyn Progress,
     wide: bool,
 ) -> Result<Vec<Solved>, Error> {
-    let mut signatures = vec![signature];
-    if signature.flipped() != signature {
-        signatures.push(signature.flipped());
-    }
-    let sides = signatures
-        .iter()
-        .map(|&sig| {
-            let index = TableIndex::new(sig);
-            let size = index.size() as usize;
-            Side {
-                index,
-                // Filled in parallel: the first writes to hundreds of megabytes.
-                values: (0..size)
-                    .into_par_iter()
-                    .map(|_| AtomicU16::new(0))
-                    .collect(),
-                counters: (0..size)
-                    .into_par_iter()
-                    .map(|_| AtomicU8::new(0))
-                    .collect(),
-                captures: (0..size.div_ceil(64))
-                    .into_par_iter()
-                    .map(|_| AtomicU64::new(0))
-                    .collect(),
-            }
-        })
-        .collect();
-    let exits = signatures
-        .iter()
-        .map(|&signature| Exits::of(signature, smaller))
-        .collect();
-    let solver = PairSolver {
-        rules,
-        smaller,
-        sides,
-        exits,
-        failure: Mutex::new(None),
-    };
-    let total: u64 = solver.sides.iter().map(|s| s.index.size()).sum();
-
+    let sides = pair_sides(signature);
+    let total: u64 = sides.iter().map(|s| s.index.size()).sum();
     progress.phase("solve", total);
-    let slices = Slices::of(&solver.sides);
-    // Slices are solved in units of at least CHUNK positions (a unit of small slices is closed
-    // under king moves as well), so that each pass of a unit has work enough to be worth a task.
-    let per_unit = (CHUNK as u64 / slices.run).max(1) as usize;
-    // The most advanced men first: a man's step leads only to a slice one level further on.
-    for level in slices.by_level.iter().rev() {
-        level.par_chunks(per_unit).for_each(|unit| {
-            if wide {
-                solver.solve_slices::<u64>(unit, &slices, progress);
-            } else {
-                solver.solve_slices::<u32>(unit, &slices, progress);
-            }
-        });
-        // A smaller table that cannot be read stops the pair at the end of the level.
-        solver.first_failure()?;
-    }
-
-    let solved = solver
-        .sides
+    let slices = Slices::of(signature);
+    let levels = 0..=slices.by_level.len().saturating_sub(1);
+    solve_levels_queued(rules, smaller, &sides, &slices, levels, progress, wide)?;
+    Ok(sides
         .into_iter()
-        .zip(signatures)
-        .map(|(side, signature)| {
+        .map(|side| {
             // Every slice stored its draws: every value is set. Converted in place (an atomic
             // has its integer's layout, and a vector's items mapped one for one keep its
             // allocation), so the values are not held twice as the pair ends: 2.8 GB at the
             // largest 7-piece table.
+            let signature = side.index.signature();
             let values = into_plain(side.values);
-            let mut captures = BitVec::from_vec(
+            let captures = BitVec::from_vec(
                 side.captures
                     .into_iter()
                     .map(AtomicU64::into_inner)
                     .collect(),
             );
-            captures.truncate(values.len());
-            let stats = values
-                .par_iter()
-                .enumerate()
-                .fold(TableStats::default, |mut stats, (index, &packed)| {
-                    if let Some(value) = Value::unpack(packed) {
-                        stats.count(index as u64, value, false);
-                    }
-                    stats
-                })
-                .reduce(TableStats::default, TableStats::merge);
-            Solved {
-                signature,
-                values,
-                stats: TableStats {
-                    captures: captures.count_ones() as u64,
-                    ..stats
-                },
-                captures,
-            }
+            solved_table(signature, values, captures)
         })
-        .collect();
-    Ok(solved)
+        .collect())
+}
+
+/// Solves the slices of `levels` of a pair, the most advanced men first, in `sides` whose
+/// slices of the level just above hold their final values (solved before, or loaded from the
+/// part of the pair that solved them): what a pair built in parts does part by part.
+pub(super) fn solve_levels(
+    rules: &MoveRules,
+    smaller: &TableSet,
+    sides: &[Side],
+    slices: &Slices,
+    levels: std::ops::RangeInclusive<usize>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    let wide = needs_wide_queues(sides[0].index.signature());
+    solve_levels_queued(rules, smaller, sides, slices, levels, progress, wide)
+}
+
+/// [`solve_levels`] with queues of 64-bit indices (`wide`) or of 32-bit ones.
+fn solve_levels_queued(
+    rules: &MoveRules,
+    smaller: &TableSet,
+    sides: &[Side],
+    slices: &Slices,
+    levels: std::ops::RangeInclusive<usize>,
+    progress: &dyn Progress,
+    wide: bool,
+) -> Result<(), Error> {
+    let solver = PairSolver {
+        rules,
+        smaller,
+        sides,
+        exits: sides
+            .iter()
+            .map(|side| Exits::of(side.index.signature(), smaller))
+            .collect(),
+        failure: Mutex::new(None),
+    };
+    // Slices are solved in units of at least CHUNK positions (a unit of small slices is closed
+    // under king moves as well), so that each pass of a unit has work enough to be worth a task.
+    let per_unit = (CHUNK as u64 / slices.run).max(1) as usize;
+    // The most advanced men first: a man's step leads only to a slice one level further on.
+    for level in levels.rev().filter_map(|level| slices.by_level.get(level)) {
+        level.par_chunks(per_unit).for_each(|unit| {
+            if wide {
+                solver.solve_slices::<u64>(unit, slices, progress);
+            } else {
+                solver.solve_slices::<u32>(unit, slices, progress);
+            }
+        });
+        // A smaller table that cannot be read stops the pair at the end of the level.
+        solver.first_failure()?;
+    }
+    Ok(())
+}
+
+/// A solved table from its packed values and capture flags (as long as the values or longer),
+/// with its statistics.
+pub(super) fn solved_table(
+    signature: Signature,
+    values: Vec<u16>,
+    mut captures: BitVec<u64>,
+) -> Solved {
+    captures.truncate(values.len());
+    let stats = values
+        .par_iter()
+        .enumerate()
+        .fold(TableStats::default, |mut stats, (index, &packed)| {
+            if let Some(value) = Value::unpack(packed) {
+                stats.count(index as u64, value, false);
+            }
+            stats
+        })
+        .reduce(TableStats::default, TableStats::merge);
+    Solved {
+        signature,
+        values,
+        stats: TableStats {
+            captures: captures.count_ones() as u64,
+            ..stats
+        },
+        captures,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use dprobe::{format::TableKind, rules::legal_moves, Variant};
-
-    fn sides_of(signature: Signature) -> Vec<Side> {
-        let mut signatures = vec![signature];
-        if signature.flipped() != signature {
-            signatures.push(signature.flipped());
-        }
-        signatures
-            .into_iter()
-            .map(|sig| Side {
-                index: TableIndex::new(sig),
-                values: Vec::new(),
-                counters: Vec::new(),
-                captures: Vec::new(),
-            })
-            .collect()
-    }
 
     #[test]
     fn a_missing_or_damaged_smaller_table_stops_the_pair_and_is_named() {
@@ -832,8 +897,8 @@ mod tests {
         // Kings only (one slice), men only (one position a slice), pairs that are their own
         // flip (a placement may be its own flip) and pairs that are not.
         for name in ["KKvKK", "KKvK", "MMvMM", "KMvKM", "KMvMM", "KKMvK"] {
-            let sides = sides_of(name.parse().unwrap());
-            let slices = Slices::of(&sides);
+            let sides = pair_sides(name.parse().unwrap());
+            let slices = Slices::of(name.parse().unwrap());
             let mut seen: Vec<Vec<u8>> = sides
                 .iter()
                 .map(|s| vec![0; s.index.size() as usize])
@@ -843,7 +908,7 @@ mod tests {
             for level in &slices.by_level {
                 for slice in level {
                     number += 1;
-                    for (side, start) in slices.parts(slice, sides.len()) {
+                    for (side, start) in slices.runs_of(slice, sides.len()) {
                         for i in start..start + slices.run {
                             seen[side][i as usize] += 1;
                             slice_of[side][i as usize] = number;

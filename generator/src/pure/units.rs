@@ -1,10 +1,14 @@
 //! A build cut into units for a scheduler (Slurm, or any other): each unit is one pair of
-//! tables, built by a process of its own (`dtb generate --unit ID`) from the tables already in
-//! a shared folder, after the units whose tables it reads.
+//! tables (or a part of a pair too large for one process, [`crate::pure::parts`]), built by a
+//! process of its own (`dtb generate --unit ID`) from the tables already in a shared folder,
+//! after the units whose tables it reads.
 
 use dprobe::index::{Signature, TableIndex};
 
 use crate::pure::build::{pair_of, plan};
+#[cfg(test)]
+use crate::pure::parts::DEFAULT_PART_POSITIONS;
+use crate::pure::parts::{cut, part_id, Levels, Part};
 use crate::pure::tableset::move_targets;
 
 /// CPU seconds per position of a pair, by its piece count: a build's CPU time (both cores) over
@@ -30,8 +34,11 @@ const READ_BYTES_PER_POSITION: u64 = 1;
 pub struct Unit {
     /// Its name: the pair's first table.
     pub id: String,
-    /// The tables it builds: a table and its colour flip (one table if it is its own flip).
+    /// The tables it writes: a table and its colour flip (one table if it is its own flip);
+    /// none for a part of a pair built in parts but the last.
     pub tables: Vec<Signature>,
+    /// For a part of a pair built in parts, the levels of slices it solves.
+    pub levels: Option<Levels>,
     /// The units whose tables it reads, each built before it.
     pub after: Vec<String>,
     /// Positions of its tables.
@@ -53,65 +60,121 @@ const RULES_CPU_SECONDS_PER_POSITION: f64 = 1.3e-6;
 const RULES_BYTES_PER_LARGEST_PAIR_POSITION: u64 = 35;
 
 /// The unit that builds the rule tables of every table up to `pieces` pieces once the pure
-/// tables are built: one process, since each pair's rule tables read the results of the pairs
+/// tables are built (after every unit that writes tables, pairs above `part_positions` being
+/// built in parts): one process, since each pair's rule tables read the results of the pairs
 /// before it.
-pub fn rule_tables_unit(pieces: u32) -> Unit {
+pub fn rule_tables_unit(pieces: u32, part_positions: u64) -> Unit {
     let planned = plan(pieces);
     let positions: u64 = planned.iter().map(|p| p.positions).sum();
     let largest = planned.iter().map(|p| p.positions).max().unwrap_or(0);
     Unit {
         id: RULE_TABLES_UNIT.to_string(),
         tables: planned.iter().flat_map(|p| pair_of(p.signature)).collect(),
-        after: planned.iter().map(|p| p.signature.to_string()).collect(),
+        levels: None,
+        after: units(pieces, part_positions)
+            .into_iter()
+            .filter(|u| !u.tables.is_empty())
+            .map(|u| u.id)
+            .collect(),
         positions,
         memory_bytes: RULES_BYTES_PER_LARGEST_PAIR_POSITION * largest,
         cpu_seconds_estimate: positions as f64 * RULES_CPU_SECONDS_PER_POSITION,
     }
 }
 
+/// Bytes a pair built in parts needs per position of the larger of its tables to assemble
+/// that table from the part files: its values and capture flags ([`crate::pure::parts`]).
+const ASSEMBLY_BYTES_PER_POSITION: u64 = 3;
+/// Bytes a part needs per position of the level above it, whose values it loads.
+const ABOVE_BYTES_PER_POSITION: u64 = 2;
+
 /// The units of the build of every table up to `pieces` pieces, in an order in which each comes
-/// after every unit it reads.
-pub fn units(pieces: u32) -> Vec<Unit> {
+/// after every unit it reads. A pair above `part_positions` positions is cut into parts of at
+/// most that many (a level of slices at least, [`crate::pure::parts::cut`]), each a unit after
+/// the one before it; the units that read the pair wait for its last part, which writes its
+/// tables.
+pub fn units(pieces: u32, part_positions: u64) -> Vec<Unit> {
     let planned = plan(pieces);
+    let parts: Vec<Vec<Part>> = planned
+        .iter()
+        .map(|p| {
+            if p.positions > part_positions {
+                cut(p.signature, part_positions)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    // The unit that finishes each pair: the pair itself, or its part of level 0.
+    let finishing: Vec<String> = planned
+        .iter()
+        .zip(&parts)
+        .map(|(p, parts)| match parts.last() {
+            Some(last) if parts.len() > 1 => part_id(p.signature, last.levels),
+            _ => p.signature.to_string(),
+        })
+        .collect();
     let unit_of = |signature: Signature| {
         let pair = signature.min(signature.flipped());
         planned
             .iter()
             .position(|p| p.signature.min(p.signature.flipped()) == pair)
     };
-    planned
-        .iter()
-        .enumerate()
-        .map(|(at, p)| {
-            let tables = pair_of(p.signature);
-            let mut after: Vec<usize> = Vec::new();
-            let mut read = 0;
-            for target in tables.iter().flat_map(|&s| move_targets(s)) {
-                let Some(unit) = unit_of(target) else {
-                    continue;
-                };
-                if unit != at && !after.contains(&unit) {
-                    after.push(unit);
-                }
-                if !tables.contains(&target) {
-                    read += TableIndex::new(target).size();
-                }
+    let mut units = Vec::new();
+    for (at, p) in planned.iter().enumerate() {
+        let tables = pair_of(p.signature);
+        let mut after: Vec<usize> = Vec::new();
+        let mut read = 0;
+        for target in tables.iter().flat_map(|&s| move_targets(s)) {
+            let Some(unit) = unit_of(target) else {
+                continue;
+            };
+            if unit != at && !after.contains(&unit) {
+                after.push(unit);
             }
-            after.sort_unstable();
-            Unit {
+            if !tables.contains(&target) {
+                read += TableIndex::new(target).size();
+            }
+        }
+        after.sort_unstable();
+        let after: Vec<String> = after.into_iter().map(|u| finishing[u].clone()).collect();
+        let read_memory = READ_BYTES_PER_POSITION * read;
+        let per_position = cpu_seconds_per_position(p.signature.pieces());
+        if parts[at].len() <= 1 {
+            units.push(Unit {
                 id: p.signature.to_string(),
                 tables,
-                after: after
-                    .into_iter()
-                    .map(|u| planned[u].signature.to_string())
-                    .collect(),
+                levels: None,
+                after,
                 positions: p.positions,
-                memory_bytes: SOLVER_BYTES_PER_POSITION * p.positions
-                    + READ_BYTES_PER_POSITION * read,
+                memory_bytes: SOLVER_BYTES_PER_POSITION * p.positions + read_memory,
                 cpu_seconds_estimate: p.estimated_cpu_seconds(),
-            }
-        })
-        .collect()
+            });
+            continue;
+        }
+        let largest = tables.iter().map(|&s| TableIndex::new(s).size()).max();
+        let assembly = ASSEMBLY_BYTES_PER_POSITION * largest.unwrap_or(0);
+        let mut previous: Option<String> = None;
+        for (number, part) in parts[at].iter().enumerate() {
+            let last = number + 1 == parts[at].len();
+            let solving = SOLVER_BYTES_PER_POSITION * part.positions
+                + ABOVE_BYTES_PER_POSITION * part.above
+                + read_memory;
+            let id = part_id(p.signature, part.levels);
+            units.push(Unit {
+                id: id.clone(),
+                // The last part writes the pair's tables.
+                tables: if last { tables.clone() } else { Vec::new() },
+                levels: Some(part.levels),
+                after: after.iter().cloned().chain(previous.take()).collect(),
+                positions: part.positions,
+                memory_bytes: if last { solving.max(assembly) } else { solving },
+                cpu_seconds_estimate: part.positions as f64 * per_position,
+            });
+            previous = Some(id);
+        }
+    }
+    units
 }
 
 #[cfg(test)]
@@ -120,8 +183,16 @@ mod tests {
 
     #[test]
     fn every_table_is_in_one_unit_after_every_unit_it_reads() {
-        for pieces in 2..=6 {
-            let units = units(pieces);
+        // Whole pairs, and pairs above 30 000 positions in parts.
+        for (pieces, limit) in [
+            (2, DEFAULT_PART_POSITIONS),
+            (6, DEFAULT_PART_POSITIONS),
+            (5, 30_000),
+        ]
+        .into_iter()
+        .chain((3..=4).map(|pieces| (pieces, DEFAULT_PART_POSITIONS)))
+        {
+            let units = units(pieces, limit);
             let mut tables: Vec<Signature> = units.iter().flat_map(|u| u.tables.clone()).collect();
             let mut expected: Vec<Signature> =
                 (2..=pieces).flat_map(Signature::with_pieces).collect();
@@ -147,18 +218,42 @@ mod tests {
                         owner.id
                     );
                 }
-                let positions: u64 = unit.tables.iter().map(|&s| TableIndex::new(s).size()).sum();
-                assert_eq!(unit.positions, positions);
-                assert!(unit.memory_bytes >= SOLVER_BYTES_PER_POSITION * positions);
+                if unit.levels.is_none() {
+                    let positions: u64 =
+                        unit.tables.iter().map(|&s| TableIndex::new(s).size()).sum();
+                    assert_eq!(unit.positions, positions);
+                }
+                assert!(unit.memory_bytes >= SOLVER_BYTES_PER_POSITION * unit.positions);
+            }
+            // A pair's parts: above the limit only, each after the one before, the last
+            // writing the tables, their positions the pair's.
+            let planned = plan(pieces);
+            for p in &planned {
+                let name = p.signature.to_string();
+                let parts: Vec<&Unit> = units
+                    .iter()
+                    .filter(|u| u.id.split('.').next() == Some(name.as_str()))
+                    .collect();
+                assert_eq!(
+                    parts.len() > 1,
+                    p.positions > limit && parts[0].levels.is_some()
+                );
+                for pair in parts.windows(2) {
+                    assert!(pair[1].after.contains(&pair[0].id), "{}", pair[1].id);
+                    assert!(pair[0].tables.is_empty());
+                }
+                let positions: u64 = parts.iter().map(|u| u.positions).sum();
+                assert_eq!(positions, p.positions, "{name}");
             }
         }
+        assert!(units(5, 30_000).len() > units(5, DEFAULT_PART_POSITIONS).len() + 20);
     }
 
     #[test]
     fn the_estimates_grow_with_the_pieces() {
         let per_position = |pieces| cpu_seconds_per_position(pieces);
         assert!(per_position(7) > per_position(6) && per_position(6) > per_position(5));
-        let six = units(6);
+        let six = units(6, DEFAULT_PART_POSITIONS);
         let largest = six.iter().max_by_key(|u| u.positions).unwrap();
         // The largest 6-piece pair: about a minute of CPU.
         assert!(

@@ -13,6 +13,7 @@ use draughts_generator::pure::build::{
     build_order, generate_unit as generate_unit_pair, generate_with, plan, BuildObserver,
     BuildOptions, FinishedTable, PairTimes, Planned,
 };
+use draughts_generator::pure::parts::parse_part_id;
 use draughts_generator::pure::solve::Progress;
 use draughts_generator::pure::units::RULE_TABLES_UNIT;
 
@@ -73,9 +74,11 @@ pub fn generate_unit(request: &Request, unit: &str) -> Result<(), CliError> {
         );
     }
     let started = Instant::now();
+    // A part's bar counts the whole pair's positions: what the part solves is the pair's share.
+    let pair = parse_part_id(unit).map_or(unit, |(pair, _)| pair);
     let positions = plan(pieces)
         .iter()
-        .find(|p| p.signature.to_string() == unit)
+        .find(|p| p.signature.to_string() == pair)
         .map_or(0, |p| p.positions);
     let bars = Bars::new(positions);
     let observer = Observer::new(&bars, variant, request.json);

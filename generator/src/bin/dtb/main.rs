@@ -10,6 +10,7 @@ use dprobe::{
     DrawRules, Variant,
 };
 use draughts_generator::pure::build::BuildOptions;
+use draughts_generator::pure::parts::DEFAULT_PART_POSITIONS;
 use draughts_generator::pure::write::Compression;
 
 use error::CliError;
@@ -137,9 +138,13 @@ enum Command {
         #[arg(long)]
         pieces: u32,
         /// Print JSON: `{"units": [{"id", "tables", "after", "positions", "memory_bytes",
-        /// "cpu_seconds_estimate"}]}`.
+        /// "cpu_seconds_estimate"}]}` (and `"levels": [low, high]` for a part of a pair).
         #[arg(long)]
         json: bool,
+        /// Build a pair above this many positions in parts of at most this many (a level of
+        /// slices at least), one unit each, so that no job holds the whole pair.
+        #[arg(long, default_value_t = DEFAULT_PART_POSITIONS)]
+        part_positions: u64,
         /// The counted draw rules of the rule tables (`none`: no rule-table unit).
         #[command(flatten)]
         rules: DrawChoice,
@@ -373,8 +378,15 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
             variant,
             pieces,
             json,
+            part_positions,
             rules,
-        } => plan::plan(&variant, pieces, &rules.rules(&variant)?, json)?,
+        } => plan::plan(
+            &variant,
+            pieces,
+            &rules.rules(&variant)?,
+            part_positions.max(1),
+            json,
+        )?,
         Command::Stats {
             tables: Tables { variant, dir },
             json,

@@ -8,11 +8,17 @@ use draughts_generator::pure::units::{rule_tables_unit, units, Unit};
 use crate::error::CliError;
 use crate::generate::check_pieces;
 
-pub fn plan(variant: &Variant, pieces: u32, draw: &DrawRules, json: bool) -> Result<(), CliError> {
+pub fn plan(
+    variant: &Variant,
+    pieces: u32,
+    draw: &DrawRules,
+    part_positions: u64,
+    json: bool,
+) -> Result<(), CliError> {
     check_pieces(pieces)?;
-    let mut all = units(pieces);
+    let mut all = units(pieces, part_positions);
     if draw.preset != DrawPreset::None {
-        all.push(rule_tables_unit(pieces));
+        all.push(rule_tables_unit(pieces, part_positions));
     }
     if json {
         let units: Vec<serde_json::Value> = all.iter().map(unit_json).collect();
@@ -32,7 +38,7 @@ pub fn plan(variant: &Variant, pieces: u32, draw: &DrawRules, json: bool) -> Res
         variant.moves.id.name()
     );
     out!(
-        "{:>14} {:>14} {:>10} {:>10}  after",
+        "{:>24} {:>14} {:>10} {:>10}  after",
         "unit",
         "positions",
         "memory MB",
@@ -45,7 +51,7 @@ pub fn plan(variant: &Variant, pieces: u32, draw: &DrawRules, json: bool) -> Res
             unit.after.join(" ")
         };
         out!(
-            "{:>14} {:>14} {:>10.0} {:>10.1}  {after}",
+            "{:>24} {:>14} {:>10.0} {:>10.1}  {after}",
             unit.id,
             unit.positions,
             unit.memory_bytes as f64 / 1e6,
@@ -63,12 +69,16 @@ pub fn plan(variant: &Variant, pieces: u32, draw: &DrawRules, json: bool) -> Res
 }
 
 fn unit_json(unit: &Unit) -> serde_json::Value {
-    serde_json::json!({
+    let mut json = serde_json::json!({
         "id": unit.id,
         "tables": unit.tables.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "after": unit.after,
         "positions": unit.positions,
         "memory_bytes": unit.memory_bytes,
         "cpu_seconds_estimate": (unit.cpu_seconds_estimate * 10.0).round() / 10.0,
-    })
+    });
+    if let Some(levels) = unit.levels {
+        json["levels"] = serde_json::json!([levels.low, levels.high]);
+    }
+    json
 }
