@@ -44,9 +44,9 @@ pub struct Planned {
 
 impl Planned {
     /// The CPU seconds the pair is expected to take (a model of the cost per position by piece
-    /// count, [`crate::pure::units`]): what a build's time estimate weighs its pairs by.
+    /// count and men, [`crate::pure::units`]): what a build's time estimate weighs its pairs by.
     pub fn estimated_cpu_seconds(&self) -> f64 {
-        self.positions as f64 * cpu_seconds_per_position(self.signature.pieces())
+        self.positions as f64 * cpu_seconds_per_position(self.signature)
     }
 }
 

@@ -11,14 +11,30 @@ use crate::pure::parts::DEFAULT_PART_POSITIONS;
 use crate::pure::parts::{cut, part_id, Levels, Part};
 use crate::pure::tableset::move_targets;
 
-/// CPU seconds per position of a pair, by its piece count: a build's CPU time (both cores) over
-/// its positions, measured for every table up to 5 and up to 6 pieces (Russian, 2026-12-02, perft
-/// 110–119 M leaves/s: 0.195 and 0.226 µs), and beyond 6 pieces grown by the same ratio per
-/// piece. A figure to size jobs with, not a promise: docs/CLUSTER.md.
-pub(crate) fn cpu_seconds_per_position(pieces: u32) -> f64 {
+/// CPU seconds per position of a pair: a build's CPU time (both cores) over its positions,
+/// measured for every table up to 5 and up to 6 pieces (Russian, 2026-12-02, perft 110–119 M
+/// leaves/s: 0.195 and 0.226 µs), and beyond 6 pieces grown by the same ratio per piece, times
+/// the pair's [`men_factor`]. A figure to size jobs with, not a promise: docs/CLUSTER.md.
+pub(crate) fn cpu_seconds_per_position(pair: Signature) -> f64 {
     const AT_6: f64 = 0.226e-6;
     const GROWTH: f64 = 0.226 / 0.195;
-    AT_6 * GROWTH.powi(pieces as i32 - 6)
+    let pieces = pair.pieces();
+    AT_6 * GROWTH.powi(pieces as i32 - 6) * men_factor(pieces, pair.mover_men + pair.opp_men)
+}
+
+/// How a pair's cost per position compares with its piece count's average, by its number of
+/// men: from 7 pieces on, pairs with few men cost two to three times the average (their
+/// kings-only slices outgrow the caches) and those with three to six men two thirds of it. The
+/// factors are the first 7-piece build's (Iberian, wall time per position of each group of
+/// pairs over the build's, docs/PERFORMANCE.md "Seven pieces"); below 7 pieces the groups
+/// differ by less than the noise of the measurement, and count alike.
+fn men_factor(pieces: u32, men: u8) -> f64 {
+    const AT_7: [f64; 8] = [2.20, 2.10, 1.55, 0.72, 0.67, 0.69, 0.76, 1.71];
+    if pieces < 7 {
+        1.0
+    } else {
+        AT_7[usize::from(men).min(AT_7.len() - 1)]
+    }
 }
 
 /// Bytes a unit needs per position of its own pair while solving (2 bytes of value, 1 of
@@ -139,7 +155,7 @@ pub fn units(pieces: u32, part_positions: u64) -> Vec<Unit> {
         after.sort_unstable();
         let after: Vec<String> = after.into_iter().map(|u| finishing[u].clone()).collect();
         let read_memory = READ_BYTES_PER_POSITION * read;
-        let per_position = cpu_seconds_per_position(p.signature.pieces());
+        let per_position = cpu_seconds_per_position(p.signature);
         if parts[at].len() <= 1 {
             units.push(Unit {
                 id: p.signature.to_string(),
@@ -250,9 +266,13 @@ mod tests {
     }
 
     #[test]
-    fn the_estimates_grow_with_the_pieces() {
-        let per_position = |pieces| cpu_seconds_per_position(pieces);
-        assert!(per_position(7) > per_position(6) && per_position(6) > per_position(5));
+    fn the_estimates_grow_with_the_pieces_and_weigh_the_men_from_7() {
+        let per_position = |name: &str| cpu_seconds_per_position(name.parse().unwrap());
+        assert!(per_position("KKKMvKM") > per_position("KKMvKM"));
+        assert!(per_position("KKMvKM") > per_position("KMvKM"));
+        // Kings-heavy pairs cost more than pairs with men from 7 pieces on, alike below.
+        assert_eq!(per_position("KKKvKK"), per_position("MMMvMM"));
+        assert!(per_position("KKKKvKKK") > 2.0 * per_position("KKMMvKMM"));
         let six = units(6, DEFAULT_PART_POSITIONS);
         let largest = six.iter().max_by_key(|u| u.positions).unwrap();
         // The largest 6-piece pair: about a minute of CPU.
