@@ -361,7 +361,7 @@ pub fn generate_unit(
     let tables = TableSet::new(dir, *rules);
     match part {
         Some((_, levels)) => {
-            generate_part(&tables, planned, pieces, unit, levels, options, observer)
+            generate_part(tables, planned, (pieces, unit, levels), options, observer)
         }
         None => build_pair(&tables, planned, false, options, observer),
     }
@@ -371,7 +371,7 @@ pub fn generate_unit(
 /// files written again with `options.recompress`), a pair with raw files gets its published
 /// files, any other is solved and written, with raw files if `raw_read_later` or
 /// `options.keep_raw`.
-fn build_pair(
+pub(super) fn build_pair(
     tables: &TableSet,
     planned: &Planned,
     raw_read_later: bool,

@@ -23,7 +23,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::io_error;
 use crate::pure::build::{
-    pair_of, write_pair, BuildObserver, BuildOptions, FinishedTable, PairTimes, Planned,
+    build_pair, pair_of, write_pair, BuildObserver, BuildOptions, FinishedTable, PairTimes, Planned,
 };
 use crate::pure::slices::Slices;
 use crate::pure::solve::{pair_sides, solve_levels, solved_table, Side};
@@ -72,7 +72,8 @@ pub fn parse_part_id(id: &str) -> Option<(&str, Levels)> {
         low: low.parse().ok()?,
         high: high.parse().ok()?,
     };
-    Some((pair, levels))
+    // One spelling per part (no `+1`, no `01`): ids name files and jobs.
+    (format!("{pair}.levels-{}-{}", levels.low, levels.high) == id).then_some((pair, levels))
 }
 
 /// The parts of the pair of `signature`: its levels, the most advanced first, cut into ranges
@@ -86,7 +87,9 @@ pub fn cut(signature: Signature, limit: u64) -> Vec<Part> {
     for level in (0..slices.by_level.len()).rev() {
         let positions = slices.level_positions(level, sides);
         match &mut current {
-            Some(part) if part.positions + positions <= limit => {
+            // An empty level (more men than its ranks hold) joins the part above whatever
+            // the limit.
+            Some(part) if part.positions + positions <= limit || positions == 0 => {
                 part.levels.low = level;
                 part.positions += positions;
             }
@@ -113,8 +116,14 @@ fn part_path(dir: &Path, rules: &MoveRules, signature: Signature, levels: Levels
     rule_set_dir(dir, rules.id).join(format!("{}.part", part_id(signature, levels)))
 }
 
-/// The part files of the pair of `signature` in the folder, with their levels.
-fn part_files(dir: &Path, rules: &MoveRules, signature: Signature) -> Vec<(Levels, PathBuf)> {
+/// The part files of the pair of `signature` in the folder, with their levels (only levels
+/// the pair has: a stray file of other levels is not one of its parts).
+fn part_files(
+    dir: &Path,
+    rules: &MoveRules,
+    signature: Signature,
+    top: usize,
+) -> Vec<(Levels, PathBuf)> {
     let Ok(entries) = fs::read_dir(rule_set_dir(dir, rules.id)) else {
         return Vec::new();
     };
@@ -124,7 +133,8 @@ fn part_files(dir: &Path, rules: &MoveRules, signature: Signature) -> Vec<(Level
             let path = entry.ok()?.path();
             let id = path.file_name()?.to_str()?.strip_suffix(".part")?;
             let (name, levels) = parse_part_id(id)?;
-            (name == pair).then_some((levels, path))
+            let fits = levels.low <= levels.high && levels.high <= top;
+            (name == pair && fits).then_some((levels, path))
         })
         .collect()
 }
@@ -149,25 +159,19 @@ fn chain_above(
 
 /// Builds one part of a pair: solves its levels from the part file of the level above and
 /// writes its own part file (unless it is there from an earlier run); the part of level 0 then
-/// writes the pair's tables and deletes the part files. A pair already published is left as
-/// it is.
+/// writes the pair's tables and deletes the pair's part files. A pair already published is
+/// handled as a whole pair's unit would be (skipped, or its files written again).
 pub(super) fn generate_part(
-    tables: &TableSet,
+    tables: TableSet,
     planned: &Planned,
-    pieces: u32,
-    unit: &str,
-    levels: Levels,
+    (pieces, unit, levels): (u32, &str, Levels),
     options: &BuildOptions,
     observer: &dyn BuildObserver,
 ) -> Result<(), Error> {
-    let (dir, rules) = (tables.dir(), tables.rules());
+    let (dir, rules) = (tables.dir().to_path_buf(), *tables.rules());
+    let dir = dir.as_path();
     let signature = planned.signature;
     let pair = pair_of(signature);
-    let files = part_files(dir, rules, signature);
-    if pair.iter().all(|&s| is_published(dir, rules, s)) {
-        // Done: only part files left by a run killed as it finished remain.
-        return remove_part_files(&files).map(|()| observer.pair_skipped(planned));
-    }
     let slices = Slices::of(signature);
     let top = slices.by_level.len() - 1;
     if levels.low > levels.high || levels.high > top {
@@ -176,18 +180,27 @@ pub(super) fn generate_part(
             pieces,
         });
     }
+    if pair.iter().all(|&s| is_published(dir, &rules, s)) {
+        // Done: only part files left by a run killed as it finished may remain.
+        remove_part_files(&part_files(dir, &rules, signature, top))?;
+        return build_pair(&tables, planned, false, options, observer);
+    }
     let not_ready = |level: usize| Error::PartNotReady {
         unit: unit.to_string(),
         pair: signature,
         level,
         folder: rule_set_dir(dir, rules.id),
     };
+    let files = part_files(dir, &rules, signature, top);
     let above = chain_above(&files, levels.high, top).map_err(not_ready)?;
-    let own = part_path(dir, rules, signature, levels);
+    let own = part_path(dir, &rules, signature, levels);
     observer.pair_started(planned);
     let started = Instant::now();
     if !own.exists() {
         let sides = pair_sides(signature);
+        for side in &sides {
+            side.keep_small_pages();
+        }
         if let Some((_, path)) = above.first() {
             let level_above = levels.high + 1;
             read_part_file(path, signature, &slices, |level, side, start, values, _| {
@@ -204,12 +217,15 @@ pub(super) fn generate_part(
             .sum();
         observer.phase("solve", positions);
         let range = levels.low..=levels.high;
-        solve_levels(rules, tables, &sides, &slices, range, observer)?;
+        solve_levels(&rules, &tables, &sides, &slices, range, observer)?;
         write_part_file(&own, signature, levels, &sides, &slices)?;
     }
     if levels.low > 0 {
         return Ok(());
     }
+    // The smaller tables are not read again: their memory goes before the pair's tables are
+    // assembled.
+    drop(tables);
     let solving = started.elapsed().as_secs_f64();
     let assembling = Instant::now();
     observer.pair_solved(planned);
@@ -217,15 +233,16 @@ pub(super) fn generate_part(
     chain.extend(above);
     let mut finished = Vec::new();
     for (side, &table) in pair.iter().enumerate() {
-        let solved = assemble(dir, rules, (signature, table, side), &slices, &chain)?;
-        let checksum = write_pair(dir, rules, &[solved.0], options, options.keep_raw)?;
+        let solved = assemble(dir, &rules, (signature, table, side), &slices, &chain)?;
+        let checksum = write_pair(dir, &rules, &[solved.0], options, options.keep_raw)?;
         finished.push(FinishedTable {
             signature: table,
             stats: solved.1,
             checksum: checksum[0],
         });
     }
-    remove_part_files(&chain)?;
+    // Every part file of the pair: those of another cut (an earlier plan's) as well.
+    remove_part_files(&part_files(dir, &rules, signature, top))?;
     let writing = assembling.elapsed().as_secs_f64();
     observer.pair_finished(planned, &finished, PairTimes { solving, writing });
     Ok(())
@@ -272,9 +289,15 @@ fn assemble(
     Ok((solved, stats))
 }
 
+/// Deletes part files; one already gone (a duplicate job removed it) is no error.
 fn remove_part_files(files: &[(Levels, PathBuf)]) -> Result<(), Error> {
     for (_, path) in files {
-        fs::remove_file(path).map_err(io_error(path))?;
+        match fs::remove_file(path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                return Err(io_error(path)(error))
+            }
+            _ => {}
+        }
     }
     Ok(())
 }
@@ -356,7 +379,11 @@ fn write_part_file(
         Ok(file)
     };
     write().map_err(io_error(&temporary))?;
-    fs::rename(&temporary, path).map_err(io_error(path))
+    fs::rename(&temporary, path).map_err(io_error(path))?;
+    if let Some(Ok(folder)) = path.parent().map(File::open) {
+        let _ = folder.sync_all();
+    }
+    Ok(())
 }
 
 /// Reads a part file of the pair of `signature`, calling `each(level, side, start, values,
@@ -379,6 +406,12 @@ fn read_part_file(
     let Some((_, levels)) = id else {
         return Err(corrupt("not the name of a part file".into()));
     };
+    if levels.low > levels.high || levels.high >= slices.by_level.len() {
+        return Err(corrupt(format!(
+            "{signature} has no levels {}-{}",
+            levels.low, levels.high
+        )));
+    }
     let sides = pair_of(signature).len();
     let runs: u64 = (levels.low..=levels.high)
         .filter_map(|level| slices.by_level.get(level))
@@ -392,7 +425,7 @@ fn read_part_file(
     let expected = expected_header.len() as u64 + runs * run_bytes(slices.run) + 8;
     let file = File::open(path).map_err(io_error(path))?;
     let length = file.metadata().map_err(io_error(path))?.len();
-    if levels.high >= slices.by_level.len() || length != expected {
+    if length != expected {
         return Err(corrupt(format!(
             "{length} bytes where the part of levels {}-{} of {signature} has {expected}: truncated or of another pair",
             levels.low, levels.high
@@ -451,14 +484,29 @@ mod tests {
         let id = part_id(signature, levels);
         assert_eq!(id, "KKMMvKKM.levels-3-7");
         assert_eq!(parse_part_id(&id), Some(("KKMMvKKM", levels)));
-        for not_a_part in ["KKMMvKKM", "KKMMvKKM.levels-3", "KKMMvKKM.levels-a-7", ""] {
+        let not_parts = [
+            "KKMMvKKM",
+            "KKMMvKKM.levels-3",
+            "KKMMvKKM.levels-a-7",
+            "KKMMvKKM.levels-03-7",
+            "KKMMvKKM.levels-+3-7",
+            "",
+        ];
+        for not_a_part in not_parts {
             assert_eq!(parse_part_id(not_a_part), None, "{not_a_part}");
         }
     }
 
     #[test]
     fn parts_cover_every_level_once_within_the_limit() {
-        for (name, limit) in [("KMMvKM", 20_000), ("MMMvMM", 5_000), ("KKvKK", 1)] {
+        // MMMMMvK has no position at level 0 (five men cannot all stand on the first rank).
+        let pairs = [
+            ("KMMvKM", 20_000),
+            ("MMMvMM", 5_000),
+            ("KKvKK", 1),
+            ("MMMMMvK", 1_000),
+        ];
+        for (name, limit) in pairs {
             let signature: Signature = name.parse().unwrap();
             let slices = Slices::of(signature);
             let sides = pair_of(signature).len();
@@ -474,6 +522,7 @@ mod tests {
                 assert_eq!(part.positions, positions);
                 let one_level = part.levels.low == part.levels.high;
                 assert!(part.positions <= limit || one_level, "{name}: {part:?}");
+                assert!(part.positions > 0, "{name}: {part:?}");
                 next = part.levels.low;
             }
             assert_eq!(next, 0, "{name}");

@@ -139,13 +139,46 @@ impl Side {
             captures: zeroed_atomics(size.div_ceil(64)),
         }
     }
+
+    /// Asks the kernel not to back the arrays with huge pages. A part of a pair touches only
+    /// the runs of its levels, scattered through arrays sized for the whole pair: with
+    /// transparent huge pages set to "always" (as on many clusters), a 2 MB page around each
+    /// run would make a part hold most of the pair. Advice only: nothing to do where it fails.
+    pub(super) fn keep_small_pages(&self) {
+        advise_small_pages(&self.values);
+        advise_small_pages(&self.counters);
+        advise_small_pages(&self.captures);
+    }
 }
+
+#[cfg(target_os = "linux")]
+fn advise_small_pages<T>(array: &[T]) {
+    const PAGE: usize = 4096;
+    let start = array.as_ptr() as usize;
+    let end = start + std::mem::size_of_val(array);
+    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    if last > first {
+        // SAFETY: the range is whole pages inside the array's allocation; the advice changes
+        // how its memory is backed, never its contents.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_NOHUGEPAGE,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_small_pages<T>(_: &[T]) {}
 
 /// An atomic integer type with the layout of its integer `Plain`.
 ///
 /// # Safety
 ///
-/// `Self` must have the size and alignment of `Plain`, and zero must be a valid `Self`.
+/// `Self` must have the size and alignment of `Plain`, `Plain::default()` must be all zero
+/// bits, and zero must be a valid `Self`.
 unsafe trait AtomicOf {
     type Plain: Clone + Default;
 }

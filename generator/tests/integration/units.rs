@@ -204,13 +204,21 @@ fn a_part_waits_for_the_part_above_and_refuses_a_damaged_one() {
         .join(format!("{}.part", parts[1]));
     assert!(!second.exists());
 
-    // Mended, the parts finish the pair.
+    // Mended, the parts finish the pair; files named like parts of levels the pair does not
+    // have are no parts of it.
     std::fs::write(&part_file, &bytes).unwrap();
+    for stray in ["KvMM.levels-5-4.part", "KvMM.levels-1-999.part"] {
+        std::fs::write(dir.path().join("russian").join(stray), b"stray").unwrap();
+    }
     for part in &parts[1..] {
         assert!(run(part).status.success(), "{part}");
     }
     assert!(dir.path().join("russian/KvMM.wdl").exists());
     assert!(!part_file.exists());
+    // A part run again once the pair is written does nothing.
+    let written = files(dir.path());
+    assert!(run(&parts[0]).status.success());
+    assert!(files(dir.path()) == written);
 }
 
 #[test]
