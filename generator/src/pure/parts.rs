@@ -26,7 +26,7 @@ use crate::pure::build::{
     build_pair, pair_of, write_pair, BuildObserver, BuildOptions, FinishedTable, PairTimes, Planned,
 };
 use crate::pure::slices::Slices;
-use crate::pure::solve::{pair_sides, solve_levels, solved_table, Side};
+use crate::pure::solve::{pair_sides, solve_levels, solved_table, Pages, Side};
 use crate::pure::tableset::TableSet;
 use crate::pure::unpack::is_published;
 use crate::pure::write::temporary_path;
@@ -199,7 +199,7 @@ pub(super) fn generate_part(
     if !own.exists() {
         let sides = pair_sides(signature);
         for side in &sides {
-            side.keep_small_pages();
+            side.advise(Pages::Small);
         }
         if let Some((_, path)) = above.first() {
             let level_above = levels.high + 1;

@@ -140,38 +140,47 @@ impl Side {
         }
     }
 
-    /// Asks the kernel not to back the arrays with huge pages. A part of a pair touches only
-    /// the runs of its levels, scattered through arrays sized for the whole pair: with
-    /// transparent huge pages set to "always" (as on many clusters), a 2 MB page around each
-    /// run would make a part hold most of the pair. Advice only: nothing to do where it fails.
-    pub(super) fn keep_small_pages(&self) {
-        advise_small_pages(&self.values);
-        advise_small_pages(&self.counters);
-        advise_small_pages(&self.captures);
+    /// Advises the kernel how to back the arrays (advice only: nothing to do where it fails).
+    pub(super) fn advise(&self, pages: Pages) {
+        advise_pages(&self.values, pages);
+        advise_pages(&self.counters, pages);
+        advise_pages(&self.captures, pages);
     }
 }
 
+/// How the kernel should back a pair's working arrays.
+#[derive(Clone, Copy)]
+pub(super) enum Pages {
+    /// Huge pages, for a pair solved whole: the passes read and write the arrays at random,
+    /// and with small pages nearly every access of a large slice also misses the TLB.
+    Huge,
+    /// Small pages, for a part of a pair: it touches only the runs of its levels, scattered
+    /// through arrays sized for the whole pair, and a 2 MB page around each run would make it
+    /// hold most of the pair.
+    Small,
+}
+
 #[cfg(target_os = "linux")]
-fn advise_small_pages<T>(array: &[T]) {
+fn advise_pages<T>(array: &[T], pages: Pages) {
     const PAGE: usize = 4096;
     let start = array.as_ptr() as usize;
     let end = start + std::mem::size_of_val(array);
     let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    let advice = match pages {
+        Pages::Huge => libc::MADV_HUGEPAGE,
+        Pages::Small => libc::MADV_NOHUGEPAGE,
+    };
     if last > first {
         // SAFETY: the range is whole pages inside the array's allocation; the advice changes
         // how its memory is backed, never its contents.
         unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_NOHUGEPAGE,
-            );
+            libc::madvise(first as *mut libc::c_void, last - first, advice);
         }
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_small_pages<T>(_: &[T]) {}
+fn advise_pages<T>(_: &[T], _: Pages) {}
 
 /// An atomic integer type with the layout of its integer `Plain`.
 ///
@@ -719,6 +728,9 @@ fn solve_pair_queued(
     wide: bool,
 ) -> Result<Vec<Solved>, Error> {
     let sides = pair_sides(signature);
+    for side in &sides {
+        side.advise(Pages::Huge);
+    }
     let total: u64 = sides.iter().map(|s| s.index.size()).sum();
     progress.phase("solve", total);
     let slices = Slices::of(signature);
