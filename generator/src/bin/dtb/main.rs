@@ -110,9 +110,10 @@ enum Command {
         /// are read back from those when a later build, `verify` or `stats` needs them.
         #[arg(long)]
         keep_raw: bool,
-        /// Build one unit of `dtb plan` only (a pair of tables, or `rule-tables`), from the
-        /// tables already in the folder: what a cluster job runs. Fails, naming the table, if a
-        /// table it reads is not there yet.
+        /// Build one unit of `dtb plan` only (a pair of tables, a part of a large pair
+        /// `<pair>.levels-<low>-<high>`, or `rule-tables`), from the tables already in the
+        /// folder: what a cluster job runs. Fails, naming the table or part, if one it reads is
+        /// not there yet.
         #[arg(long, value_name = "ID")]
         unit: Option<String>,
         /// Print each table this run solves on standard output, as a line of JSON with the
