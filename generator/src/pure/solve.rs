@@ -703,7 +703,7 @@ pub fn solve_pair(
 
 /// Whether a pair needs queues of 64-bit indices: a table above 2³² positions (none up to 7
 /// pieces; the queues are of 32-bit indices where they fit).
-fn needs_wide_queues(signature: Signature) -> bool {
+pub(super) fn needs_wide_queues(signature: Signature) -> bool {
     [signature, signature.flipped()]
         .iter()
         .any(|&s| TableIndex::new(s).size() > u64::from(u32::MAX) + 1)
@@ -735,7 +735,7 @@ fn solve_pair_queued(
     progress.phase("solve", total);
     let slices = Slices::of(signature);
     let levels = 0..=slices.by_level.len().saturating_sub(1);
-    solve_levels_queued(rules, smaller, &sides, &slices, levels, progress, wide)?;
+    solve_levels(rules, smaller, &sides, &slices, levels, progress, wide)?;
     Ok(sides
         .into_iter()
         .map(|side| {
@@ -758,21 +758,9 @@ fn solve_pair_queued(
 
 /// Solves the slices of `levels` of a pair, the most advanced men first, in `sides` whose
 /// slices of the level just above hold their final values (solved before, or loaded from the
-/// part of the pair that solved them): what a pair built in parts does part by part.
+/// part of the pair that solved them: what a pair built in parts does part by part), with
+/// queues of 64-bit indices (`wide`, [`needs_wide_queues`]) or of 32-bit ones.
 pub(super) fn solve_levels(
-    rules: &MoveRules,
-    smaller: &TableSet,
-    sides: &[Side],
-    slices: &Slices,
-    levels: std::ops::RangeInclusive<usize>,
-    progress: &dyn Progress,
-) -> Result<(), Error> {
-    let wide = needs_wide_queues(sides[0].index.signature());
-    solve_levels_queued(rules, smaller, sides, slices, levels, progress, wide)
-}
-
-/// [`solve_levels`] with queues of 64-bit indices (`wide`) or of 32-bit ones.
-fn solve_levels_queued(
     rules: &MoveRules,
     smaller: &TableSet,
     sides: &[Side],
