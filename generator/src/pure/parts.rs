@@ -26,7 +26,9 @@ use crate::pure::build::{
     build_pair, pair_of, write_pair, BuildObserver, BuildOptions, FinishedTable, PairTimes, Planned,
 };
 use crate::pure::slices::Slices;
-use crate::pure::solve::{needs_wide_queues, pair_sides, solve_levels, solved_table, Pages, Side};
+use crate::pure::solve::{
+    needs_wide_queues, pair_sides, solve_levels, solved_table, Pages, Side, Solved,
+};
 use crate::pure::tableset::TableSet;
 use crate::pure::unpack::is_published;
 use crate::pure::write::temporary_path;
@@ -235,10 +237,11 @@ pub(super) fn generate_part(
     let mut finished = Vec::new();
     for (side, &table) in pair.iter().enumerate() {
         let solved = assemble(dir, &rules, (signature, table, side), &slices, &chain)?;
-        let checksum = write_pair(dir, &rules, &[solved.0], options, options.keep_raw)?;
+        let stats = solved.stats;
+        let checksum = write_pair(dir, &rules, &[solved], options, options.keep_raw)?;
         finished.push(FinishedTable {
             signature: table,
-            stats: solved.1,
+            stats,
             checksum: checksum[0],
         });
     }
@@ -257,7 +260,7 @@ fn assemble(
     (pair, table, side): (Signature, Signature, usize),
     slices: &Slices,
     chain: &[(Levels, PathBuf)],
-) -> Result<(crate::pure::solve::Solved, crate::pure::store::TableStats), Error> {
+) -> Result<Solved, Error> {
     let size = TableIndex::new(table).size() as usize;
     let mut values = vec![0u16; size];
     let mut captures = vec![0u64; size.div_ceil(64)];
@@ -285,9 +288,7 @@ fn assemble(
             ),
         });
     }
-    let solved = solved_table(table, values, BitVec::from_vec(captures));
-    let stats = solved.stats;
-    Ok((solved, stats))
+    Ok(solved_table(table, values, BitVec::from_vec(captures)))
 }
 
 /// Deletes part files; one already gone (a duplicate job removed it) is no error.
