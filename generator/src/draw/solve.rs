@@ -901,82 +901,137 @@ impl Pair<'_> {
                 )
             })
             .collect();
+        // Past layer 1, where the class of every other position gives its value, only the open
+        // positions can change: each layer is worked out for them alone.
+        let open: Vec<Vec<u32>> = self
+            .class
+            .iter()
+            .map(|class| {
+                (0..class.len() as u32)
+                    .into_par_iter()
+                    .filter(|&i| class[i as usize] == OPEN)
+                    .collect()
+            })
+            .collect();
         for k in 1..=a_cap {
-            let bound = k.min(z_full);
-            let cur: Vec<Vec<u8>> = (0..self.sides.len())
+            let layer = LayerStep {
+                k,
+                z_full,
+                post,
+                built: &built,
+            };
+            let corners = (0..self.sides.len())
                 .map(|s| {
-                    let (side, class) = (&self.sides[s], &self.class[s]);
-                    (0..class.len())
-                        .into_par_iter()
-                        .map(|i| match class[i] {
-                            OPEN => {
-                                let winner_moves = side.pure.get(i) == Wdl::Win;
-                                let mut acc = if winner_moves { INF } else { 0 };
-                                for &edge in side.edges_of(i) {
-                                    let (cs, ci, man, condition) = unpack(edge);
-                                    let requirement = match post.filter(|_| condition) {
-                                        Some(post) => {
-                                            let a = (k - 1).min(self.condition_budget(cs));
-                                            match Self::post_entry(post, cs, ci, a) {
-                                                None => INF,
-                                                Some(e) if man => {
-                                                    if e <= z_full.min(a) {
-                                                        1
-                                                    } else {
-                                                        INF
-                                                    }
-                                                }
-                                                Some(e) => 1 + e,
-                                            }
-                                        }
-                                        None => {
-                                            let p = built[cs].last()[ci];
-                                            if p == NEVER {
-                                                INF
-                                            } else if man {
-                                                if u16::from(p) <= z_full.min(k - 1) {
-                                                    1
-                                                } else {
-                                                    INF
-                                                }
-                                            } else {
-                                                1 + u16::from(p)
-                                            }
-                                        }
-                                    };
-                                    acc = if winner_moves {
-                                        acc.min(requirement)
-                                    } else {
-                                        acc.max(requirement)
-                                    };
-                                }
-                                if acc <= bound {
-                                    acc as u8
-                                } else {
-                                    NEVER
-                                }
-                            }
-                            class => class,
-                        })
-                        .collect()
+                    let builder = &built[s];
+                    let found = if k == 1 {
+                        let values: Vec<u8> = (0..self.class[s].len())
+                            .into_par_iter()
+                            .map(|i| match self.class[s][i] {
+                                OPEN => self.open_value(s, i, &layer),
+                                class => class,
+                            })
+                            .collect();
+                        builder.corners_of(None, &values)
+                    } else {
+                        let values: Vec<u8> = open[s]
+                            .par_iter()
+                            .map(|&i| self.open_value(s, i as usize, &layer))
+                            .collect();
+                        builder.corners_of(Some(&open[s]), &values)
+                    };
+                    found.map_err(|at| {
+                        Error::Invariant(format!(
+                            "{}: the least Z of position {} rises at A = {}, against the rules \
+                             never creating a win",
+                            self.sides[s].signature, at.index, at.layer
+                        ))
+                    })
                 })
-                .collect();
-            let settled = k > z_full.max(entry_cap)
-                && (0..self.sides.len()).all(|s| built[s].last() == cur[s].as_slice());
+                .collect::<Result<Vec<_>, _>>()?;
+            let settled = k > z_full.max(entry_cap) && corners.iter().all(Vec::is_empty);
             if settled {
                 break;
             }
-            for (s, layer) in cur.into_iter().enumerate() {
-                built[s].push(layer).map_err(|at| {
-                    Error::Invariant(format!(
-                        "{}: the least Z of position {} rises at A = {}, against the rules \
-                         never creating a win",
-                        self.sides[s].signature, at.index, at.layer
-                    ))
-                })?;
+            for (builder, corners) in built.iter_mut().zip(corners) {
+                builder.add_layer(corners);
             }
         }
         Ok(built.into_iter().map(StairsBuilder::finish).collect())
+    }
+}
+
+/// What working out layer `k` of a family of two budgets reads.
+struct LayerStep<'a> {
+    k: u16,
+    z_full: u16,
+    /// The `post` staircases a move onto the condition enters, for `pre`.
+    post: Option<&'a Planes>,
+    /// The staircases so far, whose last layer is `k - 1`.
+    built: &'a [StairsBuilder],
+}
+
+impl Pair<'_> {
+    /// The value at layer `step.k` of open position `i` of side `s`: the least `Z` with which
+    /// the winner wins, from its moves' values at the layer before.
+    #[inline]
+    fn open_value(&self, s: usize, i: usize, step: &LayerStep) -> u8 {
+        let LayerStep {
+            k,
+            z_full,
+            post,
+            built,
+        } = *step;
+        // An open position's value is at least 1 (every move costs a ply, or restarts the count
+        // at 1) and never rises from one layer to the next: at 1 it stays.
+        if k > 1 && built[s].last()[i] == 1 {
+            return 1;
+        }
+        let side = &self.sides[s];
+        let winner_moves = side.pure.get(i) == Wdl::Win;
+        let mut acc = if winner_moves { INF } else { 0 };
+        for &edge in side.edges_of(i) {
+            let (cs, ci, man, condition) = unpack(edge);
+            let requirement = match post.filter(|_| condition) {
+                Some(post) => {
+                    let a = (k - 1).min(self.condition_budget(cs));
+                    match Self::post_entry(post, cs, ci, a) {
+                        None => INF,
+                        Some(e) if man => {
+                            if e <= z_full.min(a) {
+                                1
+                            } else {
+                                INF
+                            }
+                        }
+                        Some(e) => 1 + e,
+                    }
+                }
+                None => {
+                    let p = built[cs].last()[ci];
+                    if p == NEVER {
+                        INF
+                    } else if man {
+                        if u16::from(p) <= z_full.min(k - 1) {
+                            1
+                        } else {
+                            INF
+                        }
+                    } else {
+                        1 + u16::from(p)
+                    }
+                }
+            };
+            acc = if winner_moves {
+                acc.min(requirement)
+            } else {
+                acc.max(requirement)
+            };
+        }
+        if acc <= k.min(z_full) {
+            acc as u8
+        } else {
+            NEVER
+        }
     }
 }
 

@@ -304,39 +304,65 @@ impl StairsBuilder {
     ///
     /// [`NotAStaircase`] where a value rises.
     pub fn push(&mut self, layer: Vec<u8>) -> Result<(), NotAStaircase> {
+        let corners = self.corners_of(None, &layer)?;
+        self.add_layer(corners);
+        Ok(())
+    }
+
+    /// The corners the next layer adds, where it gives `values`: one per position, or one per
+    /// position of `positions` (sorted) with every other position's value repeating the last
+    /// layer's.
+    ///
+    /// # Errors
+    ///
+    /// [`NotAStaircase`] where a value rises.
+    pub fn corners_of(
+        &self,
+        positions: Option<&[u32]>,
+        values: &[u8],
+    ) -> Result<Vec<(u32, u16)>, NotAStaircase> {
         let k = self.layers as u16;
-        let (last, len) = (&self.last, layer.len());
-        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = chunk_starts(len)
+        let last = &self.last;
+        let position = |j: usize| positions.map_or(j as u32, |p| p[j]);
+        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = chunk_starts(values.len())
             .map(|start| {
                 let mut found = Vec::new();
-                for i in start..(start + CHUNK).min(len) {
-                    let (now, before) = (layer[i], last[i]);
+                let end = (start + CHUNK).min(values.len());
+                for (j, &now) in (start..end).zip(&values[start..end]) {
+                    let i = position(j);
+                    let before = last[i as usize];
                     if now > before {
                         return Err(NotAStaircase {
-                            index: i,
+                            index: i as usize,
                             layer: k as usize,
                         });
                     }
                     if now < before {
-                        found.push((i as u32, corner_code(k, now, false)));
+                        found.push((i, corner_code(k, now, false)));
                     }
                 }
                 Ok(found)
             })
             .collect();
+        let mut corners = Vec::new();
         for chunk in found {
-            for (index, code) in chunk? {
-                let first = &mut self.first[index as usize];
-                if *first == NO_CORNER {
-                    *first = code;
-                } else {
-                    self.further.push((index, code));
-                }
+            corners.extend(chunk?);
+        }
+        Ok(corners)
+    }
+
+    /// Adds the next layer from its corners ([`StairsBuilder::corners_of`]).
+    pub fn add_layer(&mut self, corners: Vec<(u32, u16)>) {
+        for (index, code) in corners {
+            self.last[index as usize] = corner_parts(code).1;
+            let first = &mut self.first[index as usize];
+            if *first == NO_CORNER {
+                *first = code;
+            } else {
+                self.further.push((index, code));
             }
         }
-        self.last = layer;
         self.layers += 1;
-        Ok(())
     }
 
     /// The staircases of the layers given.
