@@ -427,6 +427,43 @@ mod tests {
         );
     }
 
+    #[test]
+    fn layers_given_at_some_positions_build_the_staircases_of_whole_layers() {
+        let layers = vec![
+            vec![NEVER, 5, NEVER, 0, 7],
+            vec![NEVER, 5, 9, 0, 7],
+            vec![6, 3, 9, 0, 7],
+            vec![6, 1, 4, 0, 7],
+        ];
+        // Past layer 1, positions 3 and 4 keep their values: only the others are given.
+        let moving = [0u32, 1, 2];
+        let mut sparse = StairsBuilder::new(layers[0].clone());
+        let mut whole = StairsBuilder::new(layers[0].clone());
+        for (k, layer) in layers.iter().enumerate().skip(1) {
+            let corners = if k == 1 {
+                sparse.corners_of(None, layer).unwrap()
+            } else {
+                let values: Vec<u8> = moving.iter().map(|&i| layer[i as usize]).collect();
+                sparse.corners_of(Some(&moving), &values).unwrap()
+            };
+            sparse.add_layer(corners);
+            whole.push(layer.clone()).unwrap();
+            assert_eq!(sparse.last(), layer.as_slice(), "layer {k}");
+        }
+        assert_eq!(sparse.layers(), 4);
+        let stairs = sparse.finish();
+        assert_eq!(stairs, whole.finish());
+        assert_eq!(stairs.to_layers(), layers);
+
+        let builder = StairsBuilder::new(vec![3, 4, 5]);
+        assert_eq!(
+            builder.corners_of(Some(&[0, 2]), &[2, 6]),
+            Err(NotAStaircase { index: 2, layer: 1 }),
+            "a rise is found at the position given, not at its place in the values"
+        );
+        assert_eq!(builder.corners_of(Some(&[1]), &[4]), Ok(vec![]));
+    }
+
     /// Writes a file of signature KvK whose only family holds `stairs` (the fresh results all
     /// draws: the reader of corners does not look at them) and opens it.
     fn file_holding(stairs: Stairs, dir: &std::path::Path) -> dprobe::format::DrawFile {
