@@ -847,6 +847,12 @@ impl Pair<'_> {
                             } else {
                                 acc.max(requirement)
                             };
+                            // No move does better for the winner than this round (the positions
+                            // of lower requirements are decided), nor worse for the loser than
+                            // a move the winner has no answer to.
+                            if (winner_moves && acc <= round) || (!winner_moves && acc == INF) {
+                                break;
+                            }
                         }
                         acc
                     })
@@ -1026,6 +1032,10 @@ impl Pair<'_> {
             } else {
                 acc.max(requirement)
             };
+            // 1 is the least a move gives, and a move the winner has no answer to the most.
+            if (winner_moves && acc == 1) || (!winner_moves && acc == INF) {
+                break;
+            }
         }
         if acc <= k.min(z_full) {
             acc as u8
