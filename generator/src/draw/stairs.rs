@@ -62,7 +62,7 @@ impl Stairs {
     pub fn from_layers(layers: &[Vec<u8>]) -> Result<Stairs, NotAStaircase> {
         let mut builder = StairsBuilder::new(layers[0].clone());
         for layer in &layers[1..] {
-            builder.push(layer.clone())?;
+            builder.push(layer)?;
         }
         Ok(builder.finish())
     }
@@ -303,14 +303,14 @@ impl StairsBuilder {
     /// # Errors
     ///
     /// [`NotAStaircase`] where a value rises.
-    pub fn push(&mut self, layer: Vec<u8>) -> Result<(), NotAStaircase> {
-        let corners = self.corners_of(None, &layer)?;
+    pub fn push(&mut self, layer: &[u8]) -> Result<(), NotAStaircase> {
+        let corners = self.corners_of(None, layer)?;
         self.add_layer(corners);
         Ok(())
     }
 
     /// The corners the next layer adds, where it gives `values`: one per position, or one per
-    /// position of `positions` (sorted) with every other position's value repeating the last
+    /// position of `positions` with every other position's value repeating the last
     /// layer's.
     ///
     /// # Errors
@@ -447,7 +447,7 @@ mod tests {
                 sparse.corners_of(Some(&moving), &values).unwrap()
             };
             sparse.add_layer(corners);
-            whole.push(layer.clone()).unwrap();
+            whole.push(layer).unwrap();
             assert_eq!(sparse.last(), layer.as_slice(), "layer {k}");
         }
         assert_eq!(sparse.layers(), 4);
