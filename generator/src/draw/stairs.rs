@@ -12,6 +12,10 @@ use rayon::prelude::*;
 /// One task's share of staircases: first corners of its positions, and their further corners.
 type Part = (Vec<u16>, Vec<(u32, u16)>);
 
+/// What one task of [`StairsBuilder::push`] finds: whether a value fell, and the corners
+/// after the first.
+type FellAndFurther = (bool, Vec<(u32, u16)>);
+
 /// Positions per task of the parallel passes over every position.
 const CHUNK: usize = 1 << 14;
 
@@ -298,47 +302,85 @@ impl StairsBuilder {
         self.layers
     }
 
-    /// Adds the next layer: a corner wherever its value falls below the last layer's.
+    /// Adds the next layer: a corner wherever its value falls below the last layer's. The layer
+    /// is applied in place, chunk by chunk: a first layer past 0 gives most positions their first
+    /// corner, which as a list of corners would take 8 bytes a position beside the builder.
+    /// Returns whether some value fell.
     ///
     /// # Errors
     ///
-    /// [`NotAStaircase`] where a value rises.
-    pub fn push(&mut self, layer: &[u8]) -> Result<(), NotAStaircase> {
-        let corners = self.corners_of(None, layer)?;
-        self.add_layer(corners);
-        Ok(())
+    /// [`NotAStaircase`] where a value rises (the builder is then of no further use).
+    pub fn push(&mut self, layer: &[u8]) -> Result<bool, NotAStaircase> {
+        let k = self.layers as u16;
+        let found: Vec<Result<FellAndFurther, NotAStaircase>> = self
+            .last
+            .par_chunks_mut(CHUNK)
+            .zip(self.first.par_chunks_mut(CHUNK))
+            .zip(layer.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(c, ((last, first), values))| {
+                let mut fell = false;
+                let mut further = Vec::new();
+                for (j, ((before, first), &now)) in
+                    last.iter_mut().zip(first).zip(values).enumerate()
+                {
+                    let i = (c * CHUNK + j) as u32;
+                    if now > *before {
+                        return Err(NotAStaircase {
+                            index: i as usize,
+                            layer: usize::from(k),
+                        });
+                    }
+                    if now < *before {
+                        *before = now;
+                        fell = true;
+                        let code = corner_code(k, now, false);
+                        if *first == NO_CORNER {
+                            *first = code;
+                        } else {
+                            further.push((i, code));
+                        }
+                    }
+                }
+                Ok((fell, further))
+            })
+            .collect();
+        let mut fell = false;
+        for chunk in found {
+            let (chunk_fell, further) = chunk?;
+            fell |= chunk_fell;
+            self.further.extend(further);
+        }
+        self.layers += 1;
+        Ok(fell)
     }
 
-    /// The corners the next layer adds, where it gives `values`: one per position, or one per
-    /// position of `positions` with every other position's value repeating the last
-    /// layer's.
+    /// The corners the next layer adds, where `value` gives it at a position (`None`: the
+    /// position repeats the last layer's value, and is not worked out).
     ///
     /// # Errors
     ///
     /// [`NotAStaircase`] where a value rises.
     pub fn corners_of(
         &self,
-        positions: Option<&[u32]>,
-        values: &[u8],
+        value: impl Fn(usize) -> Option<u8> + Sync,
     ) -> Result<Vec<(u32, u16)>, NotAStaircase> {
         let k = self.layers as u16;
         let last = &self.last;
-        let position = |j: usize| positions.map_or(j as u32, |p| p[j]);
-        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = chunk_starts(values.len())
+        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = chunk_starts(last.len())
             .map(|start| {
                 let mut found = Vec::new();
-                let end = (start + CHUNK).min(values.len());
-                for (j, &now) in (start..end).zip(&values[start..end]) {
-                    let i = position(j);
-                    let before = last[i as usize];
+                let end = (start + CHUNK).min(last.len());
+                for (i, &before) in (start..end).zip(&last[start..end]) {
+                    let Some(now) = value(i) else { continue };
                     if now > before {
                         return Err(NotAStaircase {
-                            index: i as usize,
-                            layer: k as usize,
+                            index: i,
+                            layer: usize::from(k),
                         });
                     }
                     if now < before {
-                        found.push((i, corner_code(k, now, false)));
+                        found.push((i as u32, corner_code(k, now, false)));
                     }
                 }
                 Ok(found)
@@ -440,14 +482,13 @@ mod tests {
         let mut sparse = StairsBuilder::new(layers[0].clone());
         let mut whole = StairsBuilder::new(layers[0].clone());
         for (k, layer) in layers.iter().enumerate().skip(1) {
-            let corners = if k == 1 {
-                sparse.corners_of(None, layer).unwrap()
+            if k == 1 {
+                assert!(sparse.push(layer).unwrap());
             } else {
-                let values: Vec<u8> = moving.iter().map(|&i| layer[i as usize]).collect();
-                sparse.corners_of(Some(&moving), &values).unwrap()
-            };
-            sparse.add_layer(corners);
-            whole.push(layer).unwrap();
+                let value = |i: usize| moving.contains(&(i as u32)).then_some(layer[i]);
+                sparse.add_layer(sparse.corners_of(value).unwrap());
+            }
+            assert!(whole.push(layer).unwrap());
             assert_eq!(sparse.last(), layer.as_slice(), "layer {k}");
         }
         assert_eq!(sparse.layers(), 4);
@@ -457,11 +498,12 @@ mod tests {
 
         let builder = StairsBuilder::new(vec![3, 4, 5]);
         assert_eq!(
-            builder.corners_of(Some(&[0, 2]), &[2, 6]),
-            Err(NotAStaircase { index: 2, layer: 1 }),
-            "a rise is found at the position given, not at its place in the values"
+            builder.corners_of(|i| [Some(2), None, Some(6)][i]),
+            Err(NotAStaircase { index: 2, layer: 1 })
         );
-        assert_eq!(builder.corners_of(Some(&[1]), &[4]), Ok(vec![]));
+        assert_eq!(builder.corners_of(|i| (i == 1).then_some(4)), Ok(vec![]));
+        let mut same = StairsBuilder::new(vec![3, NEVER]);
+        assert_eq!(same.push(&[3, NEVER]), Ok(false), "no value fell");
     }
 
     /// Writes a file of signature KvK whose only family holds `stairs` (the fresh results all
