@@ -12,10 +12,6 @@ use rayon::prelude::*;
 /// One task's share of staircases: first corners of its positions, and their further corners.
 type Part = (Vec<u16>, Vec<(u32, u16)>);
 
-/// What one task of [`StairsBuilder::push`] finds: whether a value fell, and the corners
-/// after the first.
-type FellAndFurther = (bool, Vec<(u32, u16)>);
-
 /// Positions per task of the parallel passes over every position.
 const CHUNK: usize = 1 << 14;
 
@@ -305,21 +301,19 @@ impl StairsBuilder {
     /// Adds the next layer: a corner wherever its value falls below the last layer's. The layer
     /// is applied in place, chunk by chunk: a first layer past 0 gives most positions their first
     /// corner, which as a list of corners would take 8 bytes a position beside the builder.
-    /// Returns whether some value fell.
     ///
     /// # Errors
     ///
     /// [`NotAStaircase`] where a value rises (the builder is then of no further use).
-    pub fn push(&mut self, layer: &[u8]) -> Result<bool, NotAStaircase> {
+    pub fn push(&mut self, layer: &[u8]) -> Result<(), NotAStaircase> {
         let k = self.layers as u16;
-        let found: Vec<Result<FellAndFurther, NotAStaircase>> = self
+        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = self
             .last
             .par_chunks_mut(CHUNK)
             .zip(self.first.par_chunks_mut(CHUNK))
             .zip(layer.par_chunks(CHUNK))
             .enumerate()
             .map(|(c, ((last, first), values))| {
-                let mut fell = false;
                 let mut further = Vec::new();
                 for (j, ((before, first), &now)) in
                     last.iter_mut().zip(first).zip(values).enumerate()
@@ -333,7 +327,6 @@ impl StairsBuilder {
                     }
                     if now < *before {
                         *before = now;
-                        fell = true;
                         let code = corner_code(k, now, false);
                         if *first == NO_CORNER {
                             *first = code;
@@ -342,17 +335,14 @@ impl StairsBuilder {
                         }
                     }
                 }
-                Ok((fell, further))
+                Ok(further)
             })
             .collect();
-        let mut fell = false;
-        for chunk in found {
-            let (chunk_fell, further) = chunk?;
-            fell |= chunk_fell;
-            self.further.extend(further);
+        for further in found {
+            self.further.extend(further?);
         }
         self.layers += 1;
-        Ok(fell)
+        Ok(())
     }
 
     /// The corners the next layer adds, where `value` gives it at a position (`None`: the
@@ -483,12 +473,12 @@ mod tests {
         let mut whole = StairsBuilder::new(layers[0].clone());
         for (k, layer) in layers.iter().enumerate().skip(1) {
             if k == 1 {
-                assert!(sparse.push(layer).unwrap());
+                sparse.push(layer).unwrap();
             } else {
                 let value = |i: usize| moving.contains(&(i as u32)).then_some(layer[i]);
                 sparse.add_layer(sparse.corners_of(value).unwrap());
             }
-            assert!(whole.push(layer).unwrap());
+            whole.push(layer).unwrap();
             assert_eq!(sparse.last(), layer.as_slice(), "layer {k}");
         }
         assert_eq!(sparse.layers(), 4);
@@ -502,8 +492,6 @@ mod tests {
             Err(NotAStaircase { index: 2, layer: 1 })
         );
         assert_eq!(builder.corners_of(|i| (i == 1).then_some(4)), Ok(vec![]));
-        let mut same = StairsBuilder::new(vec![3, NEVER]);
-        assert_eq!(same.push(&[3, NEVER]), Ok(false), "no value fell");
     }
 
     /// Writes a file of signature KvK whose only family holds `stairs` (the fresh results all
