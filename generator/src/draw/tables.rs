@@ -152,6 +152,12 @@ impl Rows {
         self.stairs.entry(index, plane)
     }
 
+    /// The corners `(layer, value)` of position `index`: where its value falls.
+    #[inline]
+    pub(super) fn corners(&self, index: usize) -> impl Iterator<Item = (u16, u8)> + '_ {
+        self.stairs.corner_iter(index)
+    }
+
     /// The entry read for budget `a`.
     #[inline(always)]
     pub(super) fn entry(&self, index: usize, a: Option<u16>) -> u8 {

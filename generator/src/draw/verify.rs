@@ -333,10 +333,22 @@ impl Checker<'_> {
             };
             match rows.kind {
                 PlaneKind::LayersAz => {
-                    for a in 0..=self.last_layers[p] {
-                        let entry = rows.entry(index, Some(a));
-                        let cap = a.min(self.z_cap);
-                        self.check_threshold(children, pure, entry, budget(Some(a), cap), found);
+                    let layer = |a: u16| budget(Some(a), a.min(self.z_cap));
+                    for (from, to, entry) in Runs::new(rows.corners(index), self.last_layers[p]) {
+                        if !self.run_holds(children, pure, entry, layer(from), layer(to)) {
+                            // Name the layers that fail, one by one.
+                            let before = found.len();
+                            for a in from..=to {
+                                self.check_threshold(children, pure, entry, layer(a), found);
+                            }
+                            if found.len() == before {
+                                return Err(Error::Invariant(format!(
+                                    "{} index {index}: layers {from} to {to} fail together \
+                                     but not one by one (the equations are not monotone in A)",
+                                    self.own.signature
+                                )));
+                            }
+                        }
                     }
                 }
                 PlaneKind::ThresholdA => {
@@ -383,6 +395,30 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether the layers from `first` to `last` of a family of layers, which hold the same
+    /// least `Z` (`entry`), are consistent. The equations are monotone in `A` as in `Z` (a
+    /// larger budget gives every child a larger or equal one, and every child's staircase only
+    /// falls), and give the pure winner a win or a draw, so the first layer winning with
+    /// `entry` shows that every layer of the run does, and the last drawing with one ply less
+    /// that none wins with less: two equations per run where one layer at a time takes two per
+    /// layer ("never": the last layer drawing at its largest `Z`).
+    fn run_holds(
+        &self,
+        children: &[Child],
+        pure: Wdl,
+        entry: u8,
+        first: Budget,
+        last: Budget,
+    ) -> bool {
+        if entry == NEVER {
+            return self.value(children, &last.beyond()) == Wdl::Draw;
+        }
+        let t = u16::from(entry);
+        t <= first.cap
+            && self.value(children, &first.state(Some(t))) == pure
+            && (t == 0 || self.value(children, &last.state(Some(t - 1))) == Wdl::Draw)
+    }
+
     /// Checks one stored threshold `entry` of the pure winner (`pure` is the mover's pure
     /// result): the winner wins with it and not with one ply less; "never" is a draw at the
     /// largest budget.
@@ -422,6 +458,50 @@ impl Checker<'_> {
             DrawValue::Threshold((entry != NEVER).then_some(entry.into())),
             DrawValue::Threshold(expected),
         ));
+    }
+}
+
+/// The runs of layers `0..=last` over which a staircase holds the same value, as
+/// `(first layer, last layer, value)`: [`NEVER`] before its first corner. Corners past `last`
+/// are not read, as no state reads them.
+struct Runs<I> {
+    corners: I,
+    /// The run under way: its first layer and value; `None` once the last is given.
+    run: Option<(u16, u8)>,
+    last: u16,
+}
+
+impl<I: Iterator<Item = (u16, u8)>> Runs<I> {
+    fn new(corners: I, last: u16) -> Self {
+        Runs {
+            corners,
+            run: Some((0, NEVER)),
+            last,
+        }
+    }
+}
+
+impl<I: Iterator<Item = (u16, u8)>> Iterator for Runs<I> {
+    type Item = (u16, u16, u8);
+
+    fn next(&mut self) -> Option<(u16, u16, u8)> {
+        loop {
+            let (from, value) = self.run?;
+            match self.corners.next().filter(|&(layer, _)| layer <= self.last) {
+                // Layers rise from corner to corner; only a first corner at layer 0 starts
+                // where the run of "never" does, leaving it empty.
+                Some((layer, next)) => {
+                    self.run = Some((layer, next));
+                    if layer > from {
+                        return Some((from, layer - 1, value));
+                    }
+                }
+                None => {
+                    self.run = None;
+                    return Some((from, self.last, value));
+                }
+            }
+        }
     }
 }
 

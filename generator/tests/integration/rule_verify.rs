@@ -404,6 +404,45 @@ fn a_removed_corner_is_named() {
 }
 
 #[test]
+fn a_corner_moved_one_layer_later_is_named() {
+    // Russian KKvKM again: a position whose staircase falls twice keeps its second value's
+    // corner one layer later. That layer then claims the value before it, which the winner
+    // beats by a ply: the layer that ends a run of equal values is named, not only its first.
+    let built = russian();
+    let copy = built.copy();
+    let signature = sig("KKvKM");
+    let mut table = built.rules.read(copy.path(), signature);
+    let family = &mut table.families[0];
+    assert_eq!(family.kind, PlaneKind::LayersAz);
+    let layers = family.stairs.layers();
+    let (wrong, layer, before, value) = (0..family.stairs.len())
+        .find_map(|i| {
+            let corners = family.stairs.corners(i);
+            let (layer, value) = *corners.get(1)?;
+            let next = corners.get(2).map_or(layers, |c| usize::from(c.0));
+            (usize::from(layer) + 1 < next).then_some((i, usize::from(layer), corners[0].1, value))
+        })
+        .expect("Russian KKvKM has staircases that fall twice");
+    let mut planes = family.stairs.to_layers();
+    planes[layer][wrong] = before;
+    family.stairs = Stairs::from_layers(&planes).unwrap();
+    built.rules.write(copy.path(), &table);
+
+    let found = built.rules.verify(copy.path(), signature);
+    let quantity = DrawQuantity::Threshold {
+        post: false,
+        kind: PlaneKind::LayersAz,
+        a: Some(layer as u16),
+    };
+    let hit = found
+        .iter()
+        .find(|f| f.index == wrong as u64 && f.quantity == quantity)
+        .unwrap_or_else(|| panic!("index {wrong} layer {layer} not named: {found:#?}"));
+    assert_eq!(hit.stored, DrawValue::Threshold(Some(before.into())));
+    assert_eq!(hit.expected, DrawValue::Threshold(Some(value.into())));
+}
+
+#[test]
 fn missing_and_foreign_rule_tables_are_errors() {
     let built = russian();
     let copy = built.copy();
