@@ -676,3 +676,71 @@ fn find_lists_the_longest_wins_with_their_lines_and_the_zugzwangs() {
         stderr(&out)
     );
 }
+
+#[test]
+fn info_describes_table_and_rule_files_and_names_damage() {
+    let dir = built("russian", &[]);
+    let pure = dir.path().join("russian").join("KKvK.wdl");
+    let out = dtb(&["info", pure.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("signature          KKvK (3 pieces)"),
+        "{text}"
+    );
+    assert!(text.contains("checksums          ok"), "{text}");
+
+    // A rule table: its rules, its families and every section's size.
+    let rules = dir.path().join("russian").join("fmjd64").join("KKvK.rules");
+    let out = dtb(&["info", rules.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}");
+    for expected in [
+        "kind               draw-rule table",
+        "draw rules         fmjd64 (as RULES.md reads them",
+        "signature          KKvK (3 pieces)",
+        "family pre",
+        "fresh results",
+        "r1-three-kings alone",
+        "checksums          ok",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in {text}");
+    }
+    let listed: u64 = text
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .map(|l| {
+            l.split_whitespace()
+                .rev()
+                .nth(1)
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    let header = fs::read(&rules).unwrap().len() as u64 - listed;
+    assert!(
+        header > 0 && header < 1024,
+        "sections {listed}, header {header}"
+    );
+
+    // One byte of the last section changed: described, then the check fails.
+    let mut bytes = fs::read(&rules).unwrap();
+    let last = bytes.len() - 20;
+    bytes[last] ^= 0x55;
+    fs::write(&rules, &bytes).unwrap();
+    let out = dtb(&["info", rules.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("checksums          FAILED"), "{text}");
+
+    // Cut short: an error that names the file and the problem, not a description.
+    fs::write(&rules, &bytes[..40]).unwrap();
+    let out = dtb(&["info", rules.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let error = stderr(&out);
+    assert!(
+        error.contains("KKvK.rules") && error.contains("truncated"),
+        "{error}"
+    );
+}

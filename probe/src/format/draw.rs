@@ -529,6 +529,32 @@ impl DrawFile {
         Ok(out)
     }
 
+    /// Every section with what it holds, in the order of the file: the fresh results, the
+    /// family before the condition counter starts, the family after it, the results alone.
+    /// Each is a compressed table of its own (its header gives its size, in `file_len`).
+    pub fn sections(&self) -> Vec<(SectionRole, &TableFile)> {
+        let mut sections = vec![(SectionRole::Fresh, &self.fresh)];
+        let families = [(false, Some(&self.pre)), (true, self.post.as_ref())];
+        for (post, family) in families {
+            let Some(family) = family else { continue };
+            for (rank, table) in family.sections.iter().enumerate() {
+                let section = FamilySection {
+                    kind: family.kind,
+                    layers: family.layers,
+                    rank: rank as u16,
+                };
+                let role = if post {
+                    SectionRole::Post(section)
+                } else {
+                    SectionRole::Pre(section)
+                };
+                sections.push((role, table));
+            }
+        }
+        sections.extend((0..).map(SectionRole::Alone).zip(&self.alone));
+        sections
+    }
+
     /// Checks every section completely (checksums and block contents).
     ///
     /// # Errors

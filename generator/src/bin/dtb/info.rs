@@ -1,15 +1,23 @@
-//! `dtb info`: shows the header of one compressed table file and checks its checksums, to
-//! inspect a file without the rest of its set (a download, a file a check reported).
+//! `dtb info`: shows the header of one compressed table file (`.wdl`, `.dtw` or a rule table's
+//! `.rules`) and checks its checksums, to inspect a file without the rest of its set (a
+//! download, a file a check reported).
 
+use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
-use dprobe::format::TableFile;
+use dprobe::draw::{Interpretation, PlaneKind};
+use dprobe::format::draw::MAGIC as RULES_MAGIC;
+use dprobe::format::{DrawFile, SectionRole, TableFile};
+use dprobe::{DrawRules, ProbeError};
 
 use crate::error::CliError;
 
 /// A file whose checksums fail is still described, then the command fails.
 pub fn info(file: &Path) -> Result<ExitCode, CliError> {
+    if starts_with(file, RULES_MAGIC) {
+        return rules_info(file);
+    }
     let table = TableFile::open(file)?;
     let h = table.header();
     out!("file               {}", file.display());
@@ -41,7 +49,106 @@ pub fn info(file: &Path) -> Result<ExitCode, CliError> {
         "bits per position  {:.4}",
         h.file_len as f64 * 8.0 / h.positions.max(1) as f64
     );
-    match table.verify() {
+    checksums(table.verify())
+}
+
+/// Describes a rule table file: its rules, its families and the size of each section.
+fn rules_info(file: &Path) -> Result<ExitCode, CliError> {
+    let rules = DrawFile::open(file)?;
+    let positions = rules.sections()[0].1.header().positions;
+    let file_len = std::fs::metadata(file)
+        .map_err(|source| ProbeError::Io {
+            path: file.to_path_buf(),
+            source: source.into(),
+        })?
+        .len();
+    // The counters' names, where the file was built under the rules as RULES.md reads them.
+    let default = DrawRules::new(rules.preset, Interpretation::default());
+    let reading_known = default.fingerprint() == rules.fingerprint;
+    let bits = |bytes: u64| bytes as f64 * 8.0 / positions.max(1) as f64;
+    out!("file               {}", file.display());
+    out!("format version     {}", dprobe::format::draw::VERSION);
+    out!("kind               draw-rule table");
+    out!("rule set           {}", rules.rules.name());
+    out!(
+        "draw rules         {} ({}; fingerprint {:016x})",
+        rules.preset.name(),
+        if reading_known {
+            "as RULES.md reads them"
+        } else {
+            "under another reading (--rule-setting)"
+        },
+        rules.fingerprint
+    );
+    out!(
+        "signature          {} ({} pieces)",
+        rules.signature,
+        rules.signature.pieces()
+    );
+    out!("positions          {positions}");
+    for post in [false, true] {
+        if let Some((kind, layers)) = rules.family(post) {
+            out!(
+                "{:<19}{}{}",
+                if post { "family post" } else { "family pre" },
+                kind_name(kind),
+                if kind == PlaneKind::LayersAz {
+                    format!(", {layers} layers of A")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    out!("sections           bytes, bits per position");
+    for (role, section) in rules.sections() {
+        let what = match role {
+            SectionRole::Fresh => "fresh results".to_string(),
+            SectionRole::Pre(f) | SectionRole::Post(f) => {
+                let family = if matches!(role, SectionRole::Post(_)) {
+                    "post"
+                } else {
+                    "pre"
+                };
+                if f.kind == PlaneKind::LayersAz {
+                    format!("{family}, corner {}", f.rank + 1)
+                } else {
+                    format!("{family}, {}", kind_name(f.kind))
+                }
+            }
+            SectionRole::Alone(k) => match default.counters.get(usize::from(k)) {
+                Some(counter) if reading_known => format!("{} alone", counter.id),
+                _ => format!("counter {k} alone"),
+            },
+        };
+        let bytes = section.header().file_len;
+        out!("  {what:<30} {bytes:>12} {:>8.4}", bits(bytes));
+    }
+    out!("file size          {file_len} bytes");
+    out!("bits per position  {:.4}", bits(file_len));
+    checksums(rules.verify())
+}
+
+fn kind_name(kind: PlaneKind) -> &'static str {
+    match kind {
+        PlaneKind::LayersAz => "least Z per layer of A",
+        PlaneKind::ThresholdA => "least A",
+        PlaneKind::ThresholdZ => "least Z",
+        PlaneKind::Distance => "distance",
+    }
+}
+
+/// Whether `file` starts with `magic`; `false` for a file that cannot be read or is shorter
+/// (opening it as a table then reports what is wrong, with its path).
+fn starts_with(file: &Path, magic: &[u8]) -> bool {
+    let mut start = vec![0u8; magic.len()];
+    std::fs::File::open(file)
+        .and_then(|mut f| f.read_exact(&mut start))
+        .is_ok_and(|()| start == magic)
+}
+
+fn checksums(result: Result<(), dprobe::CorruptedTable>) -> Result<ExitCode, CliError> {
+    match result {
         Ok(()) => {
             out!("checksums          ok");
             Ok(ExitCode::SUCCESS)

@@ -236,7 +236,7 @@ enum Command {
     },
     /// Print the header of a compressed table file and check its checksums.
     Info {
-        /// A `.wdl` or `.dtw` file.
+        /// A `.wdl`, `.dtw` or `.rules` file.
         file: PathBuf,
     },
     /// Check every table independently: each value must follow from its moves' values; and
