@@ -259,6 +259,23 @@ impl Stairs {
     }
 }
 
+/// The corner that layer `layer` adds at position `index`, where the value goes from `before`
+/// to `now`: one where it falls, none where it repeats.
+///
+/// # Errors
+///
+/// [`NotAStaircase`] where it rises.
+#[inline]
+fn corner_at(index: usize, layer: u16, before: u8, now: u8) -> Result<Option<u16>, NotAStaircase> {
+    if now > before {
+        return Err(NotAStaircase {
+            index,
+            layer: usize::from(layer),
+        });
+    }
+    Ok((now < before).then(|| corner_code(layer, now, false)))
+}
+
 /// Builds staircases from layers `0, 1, …` given one at a time, keeping only the last.
 pub struct StairsBuilder {
     last: Vec<u8>,
@@ -318,20 +335,13 @@ impl StairsBuilder {
                 for (j, ((before, first), &now)) in
                     last.iter_mut().zip(first).zip(values).enumerate()
                 {
-                    let i = (c * CHUNK + j) as u32;
-                    if now > *before {
-                        return Err(NotAStaircase {
-                            index: i as usize,
-                            layer: usize::from(k),
-                        });
-                    }
-                    if now < *before {
+                    let i = c * CHUNK + j;
+                    if let Some(code) = corner_at(i, k, *before, now)? {
                         *before = now;
-                        let code = corner_code(k, now, false);
                         if *first == NO_CORNER {
                             *first = code;
                         } else {
-                            further.push((i, code));
+                            further.push((i as u32, code));
                         }
                     }
                 }
@@ -363,14 +373,8 @@ impl StairsBuilder {
                 let end = (start + CHUNK).min(last.len());
                 for (i, &before) in (start..end).zip(&last[start..end]) {
                     let Some(now) = value(i) else { continue };
-                    if now > before {
-                        return Err(NotAStaircase {
-                            index: i,
-                            layer: usize::from(k),
-                        });
-                    }
-                    if now < before {
-                        found.push((i as u32, corner_code(k, now, false)));
+                    if let Some(code) = corner_at(i, k, before, now)? {
+                        found.push((i as u32, code));
                     }
                 }
                 Ok(found)
