@@ -4,8 +4,14 @@
 //! their format or compression: this is how a change of the rule tables' encoding is checked.
 //!
 //! `cargo run --release -p draughts-generator --example rule_checksums -- DIR/russian/fmjd64`
+//! (the pure tables, which the fresh results are read against, in `DIR`).
+
+use std::path::Path;
 
 use dprobe::format::DrawFile;
+use dprobe::Variant;
+use draughts_generator::draw::tables::pure_results;
+use draughts_generator::pure::tableset::TableSet;
 use xxhash_rust::xxh3::xxh3_64;
 
 fn main() {
@@ -19,13 +25,25 @@ fn main() {
         .filter(|path| path.extension().is_some_and(|e| e == "rules"))
         .collect();
     paths.sort();
+    let set = Path::new(&dir)
+        .parent()
+        .and_then(Path::parent)
+        .expect("a folder DIR/<rule set>/<draw rules>");
+    let mut pure = None;
     for path in paths {
         let file = DrawFile::open(&path).expect("a rule table");
+        let moves = Variant::ALL
+            .iter()
+            .find(|v| v.moves.id == file.rules)
+            .expect("a known rule set")
+            .moves;
+        let pure = pure.get_or_insert_with(|| TableSet::new(set, moves));
         let name = path.file_name().expect("a file name").to_string_lossy();
-        let fresh = file.fresh_results().expect("fresh results");
+        let results = pure_results(pure, file.signature).expect("the pure table");
+        let fresh = file.fresh_results(&results).expect("fresh results");
         let mut line = format!("{name} fresh {:x}", xxh3_64(&fresh));
         for k in 0..file.counters_alone() {
-            let alone = file.fresh_results_alone(k).expect("a counter");
+            let alone = file.fresh_results_alone(k, &fresh).expect("a counter");
             line += &format!(" alone{k} {:x}", xxh3_64(&alone.expect("results alone")));
         }
         for post in [false, true] {

@@ -7,10 +7,13 @@
 //! `cargo run --release -p draughts-generator --example rule_encodings -- DIR RULE_SET DRAW_RULES`
 //! (for example `tables russian fmjd64`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use dprobe::draw::{DrawWdl, PlaneKind, NEVER};
 use dprobe::format::DrawFile;
+use dprobe::Variant;
+use draughts_generator::draw::tables::pure_results;
+use draughts_generator::pure::tableset::TableSet;
 
 /// Raw bytes compressed at a time: every option is cut the same way.
 const CHUNK: usize = 16 << 10;
@@ -153,6 +156,13 @@ fn main() {
         std::process::exit(2);
     }
     let folder = PathBuf::from(&args[0]).join(&args[1]).join(&args[2]);
+    let moves = Variant::ALL
+        .iter()
+        .find(|v| v.moves.id.name() == args[1])
+        .expect("a rule set: russian, brazilian or iberian")
+        .moves;
+    // The fresh results are read against the pure tables of `DIR`.
+    let pure = TableSet::new(Path::new(&args[0]), moves);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
         .expect("a folder of rule tables")
         .map(|e| e.expect("an entry").path())
@@ -176,7 +186,8 @@ fn main() {
     let (mut total_file, mut total_fresh) = (0usize, 0usize);
     for path in &files {
         let file = DrawFile::open(path).expect("a rule table");
-        let fresh = file.fresh_results().expect("fresh results");
+        let results = pure_results(&pure, file.signature).expect("the pure table");
+        let fresh = file.fresh_results(&results).expect("fresh results");
         let fresh_size = compressed(&fresh);
         let mut sizes = Sizes::default();
         for post in [false, true] {

@@ -28,12 +28,13 @@ pub struct DrawStats {
 }
 
 impl DrawStats {
-    /// Reads the statistics of `file`, built under `draw`.
+    /// Reads the statistics of `file`, built under `draw`; `pure` is the pure result of every
+    /// position of its table ([`crate::draw::tables::pure_results`]).
     ///
     /// # Errors
     ///
     /// A damaged section or a file whose planes do not fit its draw rules, as text.
-    pub fn of(file: &DrawFile, draw: &DrawRules) -> Result<DrawStats, Error> {
+    pub fn of(file: &DrawFile, draw: &DrawRules, pure: &[Wdl]) -> Result<DrawStats, Error> {
         let count = |fresh: &[u8]| {
             let mut counts = [0u64; 5];
             for &code in fresh {
@@ -41,7 +42,7 @@ impl DrawStats {
             }
             counts
         };
-        let fresh = file.fresh_results()?;
+        let fresh = file.fresh_results(pure)?;
         let all = count(&fresh);
         let alone = if draw.counters.len() == 1 {
             // A single counter: what it changes alone is everything the rules change.
@@ -51,7 +52,7 @@ impl DrawStats {
         } else {
             let mut alone = Vec::with_capacity(draw.counters.len());
             for (k, counter) in draw.counters.iter().enumerate() {
-                let results = file.fresh_results_alone(k).ok_or_else(|| {
+                let results = file.fresh_results_alone(k, &fresh).ok_or_else(|| {
                     Error::Invariant(format!(
                         "{}: no results alone for {}",
                         file.signature, counter.id
@@ -92,19 +93,25 @@ pub struct RuleChanges {
 }
 
 /// The positions of a rule table whose result the rules change (with fresh counts): how many of
-/// each kind, and the first `limit` in index order with the counters that change each alone.
+/// each kind, and the first `limit` in index order with the counters that change each alone;
+/// `pure` is the pure result of every position of its table.
 ///
 /// # Errors
 ///
 /// A damaged section, or a file without the results of each counter alone.
-pub fn rule_changes(file: &DrawFile, draw: &DrawRules, limit: usize) -> Result<RuleChanges, Error> {
-    let fresh = file.fresh_results()?;
+pub fn rule_changes(
+    file: &DrawFile,
+    draw: &DrawRules,
+    pure: &[Wdl],
+    limit: usize,
+) -> Result<RuleChanges, Error> {
+    let fresh = file.fresh_results(pure)?;
     let alone: Vec<Vec<u8>> = if draw.counters.len() == 1 {
         vec![fresh.clone()]
     } else {
         (0..draw.counters.len())
             .map(|k| {
-                file.fresh_results_alone(k)
+                file.fresh_results_alone(k, &fresh)
                     .ok_or_else(|| {
                         Error::Invariant(format!(
                             "{}: no results of each counter alone; build the rule tables again",

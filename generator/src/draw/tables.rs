@@ -11,7 +11,6 @@ use dprobe::{
     rules::{Board, MoveRules},
     CorruptedTable, DrawRules, DrawWdl, ProbeError, Wdl,
 };
-use rayon::prelude::*;
 
 use crate::draw::stairs::Stairs;
 use crate::pure::tableset::TableSet;
@@ -100,14 +99,22 @@ impl DrawTables {
         Ok(file)
     }
 
-    /// The fresh results of `signature`, read on first use.
-    pub(super) fn fresh(&self, signature: Signature) -> Result<&FreshTable, Error> {
+    /// The fresh results of `signature`, read on first use (against its pure results, from
+    /// `pure`).
+    pub(super) fn fresh(
+        &self,
+        pure: &TableSet,
+        signature: Signature,
+    ) -> Result<&FreshTable, Error> {
         let cell = &self.fresh[signature.slot()];
         if let Some(table) = cell.get() {
             return Ok(table);
         }
         let index = TableIndex::new(signature);
-        let codes = self.open(signature)?.fresh_results().map_err(corrupt)?;
+        let file = self.open(signature)?;
+        let codes = file
+            .fresh_results(&pure_results(pure, signature)?)
+            .map_err(corrupt)?;
         if codes.len() as u64 != index.size() {
             return Err(Error::Corrupt {
                 path: self.path(signature),
@@ -127,6 +134,16 @@ impl DrawTables {
         let code = *table.codes.get(table.index.index(board) as usize)?;
         DrawWdl::from_code(code).map(DrawWdl::wdl)
     }
+}
+
+/// The pure result of every position of `signature`, from the tables of `pure`.
+pub fn pure_results(pure: &TableSet, signature: Signature) -> Result<Vec<Wdl>, Error> {
+    pure.table(signature)?
+        .results()
+        .ok_or_else(|| Error::Corrupt {
+            path: dprobe::format::raw_table_path(pure.dir(), pure.rules().id, signature),
+            reason: "an invalid value".into(),
+        })
 }
 
 pub(super) fn corrupt(c: CorruptedTable) -> Error {
@@ -199,15 +216,7 @@ impl Side {
     ) -> Result<Side, Error> {
         let index = TableIndex::new(signature);
         let size = index.size();
-        let table = pure.table(signature)?;
-        let pure_values = (0..size)
-            .into_par_iter()
-            .map(|i| table.value(i).map(|v| v.wdl()))
-            .collect::<Option<Vec<Wdl>>>()
-            .ok_or_else(|| Error::Corrupt {
-                path: dprobe::format::raw_table_path(pure.dir(), tables.rules.id, signature),
-                reason: "an invalid value".into(),
-            })?;
+        let pure_values = pure_results(pure, signature)?;
         let file = tables.open(signature)?;
         if check_sums {
             file.verify().map_err(corrupt)?;

@@ -530,11 +530,11 @@ pub fn verify_draw_table(
             if sig.pieces() < signature.pieces()
                 || sig.mover_men + sig.opp_men < signature.mover_men + signature.opp_men
             {
-                tables.fresh(sig)?;
+                tables.fresh(pure, sig)?;
             }
         }
     }
-    let fresh = tables.fresh(signature)?;
+    let fresh = tables.fresh(pure, signature)?;
     let flipped = signature.flipped();
     let shapes = [shape_of(signature)?, shape_of(flipped)?];
     let a_caps = [false, true].map(|post| {
@@ -649,7 +649,7 @@ fn check_alone(
     let index = TableIndex::new(signature);
     let mut found = Vec::new();
     for k in 0..file.counters_alone() {
-        let Some(codes) = file.fresh_results_alone(k) else {
+        let Some(codes) = file.fresh_results_alone(k, full) else {
             continue;
         };
         let codes = codes.map_err(corrupt)?;

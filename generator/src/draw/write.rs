@@ -1,19 +1,20 @@
 //! The writer of draw-rule table files (`docs/FORMAT.md`, "Draw-rule tables"), and the reader
 //! of one already written, which a rerun keeps.
 
-use std::path::Path;
-
 use bitvec::order::Lsb0;
 use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
 use dprobe::draw::PlaneKind;
-use dprobe::format::draw::FamilySection;
+use dprobe::format::draw::{fresh_symbol, FamilySection};
 use dprobe::format::{draw_table_path, DrawFile, SectionRole, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::MoveRules;
-use dprobe::DrawRules;
+use dprobe::{DrawRules, DrawWdl, Wdl};
+use rayon::prelude::*;
 
 use crate::draw::solve::DrawTable;
+use crate::draw::tables::pure_results;
+use crate::pure::tableset::TableSet;
 use crate::pure::write::{encode, Compression, Fill, Layout};
 
 /// A section's symbols and which of them are don't-care.
@@ -25,16 +26,23 @@ pub struct Sections {
     images: Vec<(SectionRole, Vec<u8>)>,
 }
 
-/// One section compressed like the `.dtw` files.
+/// Positions per block of a section of one result a position (the fresh results, the results
+/// alone): nearly all of their entries are 0, and a block of 8 192 positions costs about 17
+/// bytes of frame and block table even then, as much as the entries it is there for
+/// (`docs/DRAW_RULES.md` §9.5). Four times the `.dtw` block, as the `.wdl` files.
+const RESULT_BLOCK: u32 = Layout::WDL.positions_per_block;
+
+/// One section compressed like the `.dtw` files, in blocks of `positions_per_block`.
 fn compress(
     rules: &MoveRules,
     signature: Signature,
     zstd_level: i32,
+    positions_per_block: u32,
     (symbols, dont_care): Section,
 ) -> std::io::Result<Vec<u8>> {
     let layout = Layout {
         compression: Compression::Level(zstd_level),
-        ..Layout::DTW
+        positions_per_block,
     };
     encode(
         rules.id,
@@ -52,6 +60,20 @@ fn wide(symbols: Vec<u16>) -> Section {
     (symbols, bitvec::bitvec![u64, Lsb0; 0; len])
 }
 
+/// The fresh section of the results `fresh` ([`DrawWdl`] codes): per position whether the rules
+/// turn its pure result into a draw ([`fresh_symbol`]); the pure result is the `.wdl` file's, so
+/// pure draws are don't-care.
+fn fresh_section(fresh: &[u8]) -> Section {
+    let results = || fresh.par_iter().map(|&code| DrawWdl::from_code(code));
+    let symbols = results()
+        .map(|result| result.map_or(0, |r| u16::from(fresh_symbol(r))))
+        .collect();
+    let draws: Vec<bool> = results()
+        .map(|result| result.is_none_or(|r| r.pure() == Wdl::Draw))
+        .collect();
+    (symbols, draws.into_iter().collect())
+}
+
 /// The sections of `table`, the results under all the rules: its fresh results and its
 /// families. Built one at a time, each compressed in parallel blocks.
 pub fn encode_sections(
@@ -60,13 +82,17 @@ pub fn encode_sections(
     zstd_level: i32,
 ) -> std::io::Result<Sections> {
     let mut images: Vec<(SectionRole, Vec<u8>)> = Vec::new();
-    let mut add = |role: SectionRole, section: Section| -> std::io::Result<()> {
-        images.push((role, compress(rules, table.signature, zstd_level, section)?));
+    let mut add = |role: SectionRole, block: u32, section: Section| -> std::io::Result<()> {
+        images.push((
+            role,
+            compress(rules, table.signature, zstd_level, block, section)?,
+        ));
         Ok(())
     };
     add(
         SectionRole::Fresh,
-        wide(table.fresh.iter().map(|&v| u16::from(v)).collect()),
+        RESULT_BLOCK,
+        fresh_section(&table.fresh),
     )?;
     for family in &table.families {
         let layers = family.stairs.layers() as u16;
@@ -98,7 +124,7 @@ pub fn encode_sections(
             } else {
                 SectionRole::Pre(place)
             };
-            add(role, section)?;
+            add(role, Layout::DTW.positions_per_block, section)?;
         }
     }
     Ok(Sections {
@@ -125,7 +151,7 @@ pub fn finish_draw_table(
         let section = wide(turned.iter().by_vals().map(u16::from).collect());
         images.push((
             SectionRole::Alone(counter as u16),
-            compress(rules, signature, zstd_level, section)?,
+            compress(rules, signature, zstd_level, RESULT_BLOCK, section)?,
         ));
     }
     let listed: Vec<(SectionRole, u64)> = images
@@ -161,22 +187,25 @@ pub fn encode_draw_table(
 /// A signature's fresh results under all the rules, and under each counter alone.
 pub(crate) type FreshAndAlone = (Vec<u8>, Vec<Vec<u8>>);
 
-/// The fresh results of an intact rule table file built under `draw`, if there is one.
+/// The fresh results of an intact rule table file built under `draw` over the tables of `pure`,
+/// if there is one.
 pub(crate) fn existing_fresh(
-    dir: &Path,
-    rules: &MoveRules,
+    pure: &TableSet,
     draw: &DrawRules,
     signature: Signature,
 ) -> Option<FreshAndAlone> {
-    let file = DrawFile::open(&draw_table_path(dir, rules.id, draw, signature)).ok()?;
+    let rules = pure.rules();
+    let file = DrawFile::open(&draw_table_path(pure.dir(), rules.id, draw, signature)).ok()?;
     let size = TableIndex::new(signature).size();
     let matches = file.rules == rules.id
         && file.fingerprint == draw.fingerprint()
         && file.signature == signature
         && file.counters_alone() == counters_alone(draw);
-    let fresh = file.fresh_results().ok()?;
+    let fresh = file
+        .fresh_results(&pure_results(pure, signature).ok()?)
+        .ok()?;
     let alone = (0..file.counters_alone())
-        .map(|k| file.fresh_results_alone(k)?.ok())
+        .map(|k| file.fresh_results_alone(k, &fresh)?.ok())
         .collect::<Option<Vec<_>>>()?;
     let complete = std::iter::once(&fresh)
         .chain(&alone)

@@ -23,9 +23,10 @@ use dprobe::format::raw_table_path;
 use dprobe::{
     index::{Signature, TableIndex},
     rules::RuleSetId,
-    Value,
+    Value, Wdl,
 };
 use memmap2::Mmap;
+use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use crate::error::{io_error, Error};
@@ -452,6 +453,15 @@ impl Table {
     #[inline]
     pub fn value(&self, index: u64) -> Option<Value> {
         Value::unpack(self.packed(index))
+    }
+
+    /// The pure result of every position, in index order (what a rule table's fresh results
+    /// are read against); `None` if a stored value is not a valid one.
+    pub fn results(&self) -> Option<Vec<Wdl>> {
+        (0..self.index.size())
+            .into_par_iter()
+            .map(|i| self.value(i).map(|v| v.wdl()))
+            .collect()
     }
 }
 

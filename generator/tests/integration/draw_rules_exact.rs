@@ -16,8 +16,10 @@ use dprobe::{
     DrawCounts, DrawRules, DrawWdl, Position, Tablebase, Variant, Wdl,
 };
 use draughts_generator::draw::build::generate_draw_tables;
+use draughts_generator::draw::tables::pure_results;
 use draughts_generator::pure::build::generate;
 use draughts_generator::pure::solve::Silent;
+use draughts_generator::pure::tableset::TableSet;
 use full_state::{Counts, FullStateSolution};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -132,18 +134,27 @@ impl Built {
     /// How many positions of `signature` have a fresh result that `keep` accepts, read from the
     /// rule table written.
     fn fresh_count(&self, signature: &str, keep: impl Fn(DrawWdl) -> bool) -> usize {
-        let signature: Signature = signature.parse().unwrap();
+        let (_, codes) = self.read(signature.parse().unwrap());
+        codes
+            .iter()
+            .filter(|&&c| keep(DrawWdl::from_code(c).unwrap()))
+            .count()
+    }
+
+    /// The rule table of `signature` written, and its fresh results read against the pure
+    /// tables built.
+    fn read(&self, signature: Signature) -> (DrawFile, Vec<u8>) {
         let path = dprobe::format::draw_table_path(
             self.dir.path(),
             self.variant.moves.id,
             &self.draw,
             signature,
         );
-        let codes = DrawFile::open(&path).unwrap().fresh_results().unwrap();
-        codes
-            .iter()
-            .filter(|&&c| keep(DrawWdl::from_code(c).unwrap()))
-            .count()
+        let file = DrawFile::open(&path).unwrap();
+        let pure = TableSet::new(self.dir.path(), self.variant.moves);
+        let results = pure_results(&pure, signature).unwrap();
+        let fresh = file.fresh_results(&results).unwrap();
+        (file, fresh)
     }
 
     /// Checks the fresh results stored under each counter alone (`dtb stats`' `turned_by`; all
@@ -159,18 +170,16 @@ impl Built {
             let alone = self.draw.only_counter(k);
             let brute = FullStateSolution::solve(&self.variant.moves, &alone, signatures);
             for &signature in signatures {
-                let path = dprobe::format::draw_table_path(
-                    self.dir.path(),
-                    self.variant.moves.id,
-                    &self.draw,
-                    signature,
-                );
-                let file = DrawFile::open(&path).unwrap();
-                let codes = match file.fresh_results_alone(k) {
+                let (file, fresh) = self.read(signature);
+                let codes = match file.fresh_results_alone(k, &fresh) {
                     Some(codes) => codes.unwrap(),
                     None => {
-                        assert_eq!(self.draw.counters.len(), 1, "{path:?} has no results alone");
-                        file.fresh_results().unwrap()
+                        assert_eq!(
+                            self.draw.counters.len(),
+                            1,
+                            "{signature} has no results alone"
+                        );
+                        fresh
                     }
                 };
                 let index = TableIndex::new(signature);
@@ -261,25 +270,15 @@ fn results_alone_equal_a_build_under_that_counter_alone() {
         for (k, counter) in all.draw.counters.iter().enumerate() {
             let alone = Built::with(variant, all.draw.only_counter(k), 4);
             for signature in (2..=4).flat_map(Signature::with_pieces) {
-                let open = |built: &Built| {
-                    let path = dprobe::format::draw_table_path(
-                        built.dir.path(),
-                        variant.moves.id,
-                        &built.draw,
-                        signature,
-                    );
-                    DrawFile::open(&path).unwrap()
-                };
-                let full = open(&all);
-                let stored = full.fresh_results_alone(k).unwrap().unwrap();
-                let built_alone = open(&alone).fresh_results().unwrap();
+                let (full, under_all) = all.read(signature);
+                let stored = full.fresh_results_alone(k, &under_all).unwrap().unwrap();
+                let (_, built_alone) = alone.read(signature);
                 assert!(
                     stored == built_alone,
                     "{variant} {preset:?} {signature} under {} alone",
                     counter.id
                 );
                 compared += stored.len();
-                let under_all = full.fresh_results().unwrap();
                 differ += stored
                     .iter()
                     .zip(&under_all)

@@ -16,7 +16,7 @@ use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::draw::results::turned_bits;
 use draughts_generator::draw::solve::{DrawTable, Family};
 use draughts_generator::draw::stairs::Stairs;
-use draughts_generator::draw::tables::DrawTables;
+use draughts_generator::draw::tables::{pure_results, DrawTables};
 use draughts_generator::draw::verify::{
     verify_draw_table, DrawInconsistency, DrawQuantity, DrawValue,
 };
@@ -73,9 +73,11 @@ impl Rules {
                 families.push(Family { post, kind, stairs });
             }
         }
+        let pure = TableSet::new(dir, self.variant.moves);
+        let results = pure_results(&pure, signature).unwrap();
         DrawTable {
             signature,
-            fresh: file.fresh_results().unwrap(),
+            fresh: file.fresh_results(&results).unwrap(),
             families,
         }
     }
@@ -538,10 +540,10 @@ fn a_result_alone_outside_its_bounds_is_named() {
     let signature = sig("KvKKK");
     let path = built.rules.path(copy.path(), signature);
     let file = DrawFile::open(&path).unwrap();
-    let mut alone: Vec<Vec<u8>> = (0..file.counters_alone())
-        .map(|k| file.fresh_results_alone(k).unwrap().unwrap())
-        .collect();
     let table = built.rules.read(copy.path(), signature);
+    let mut alone: Vec<Vec<u8>> = (0..file.counters_alone())
+        .map(|k| file.fresh_results_alone(k, &table.fresh).unwrap().unwrap())
+        .collect();
     // A loss under all the rules claimed to be a blessed loss under rule 1 alone: one counter
     // cannot draw what all of them together do not.
     let r1 = built

@@ -24,7 +24,7 @@ use crate::value::Wdl;
 /// The first bytes of a draw-rule table file.
 pub const MAGIC: &[u8; 8] = b"DTBRULES";
 /// The version written.
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 /// Bytes before the section list.
 pub const HEADER_LEN: usize = 32;
 /// Bytes per section entry.
@@ -352,13 +352,32 @@ impl DrawFile {
         })
     }
 
-    /// The [`crate::DrawWdl`] code of every position with fresh counts, in index order.
+    /// The [`crate::DrawWdl`] code of every position with fresh counts, in index order, from
+    /// `pure`, the pure game's result of every position (the table's `.wdl` values, captures
+    /// resolved): the section stores only where the rules turn it into a draw
+    /// ([`fresh_symbol`]).
     ///
     /// # Errors
     ///
-    /// [`CorruptedTable`] if a block is damaged.
-    pub fn fresh_results(&self) -> Result<Vec<u8>, CorruptedTable> {
-        read_codes(&self.fresh)
+    /// [`CorruptedTable`] if a block is damaged, a symbol is not one of [`fresh_symbol`]'s, or
+    /// `pure` is not one result a position.
+    pub fn fresh_results(&self, pure: &[Wdl]) -> Result<Vec<u8>, CorruptedTable> {
+        let symbols = section_bytes(&self.fresh)?;
+        if symbols.len() != pure.len() {
+            return Err(self
+                .fresh
+                .corrupt(Corruption::BadHeader("fresh results for another table")));
+        }
+        symbols
+            .iter()
+            .zip(pure)
+            .enumerate()
+            .map(|(i, (&symbol, &pure))| {
+                fresh_result(pure, symbol)
+                    .map(DrawWdl::code)
+                    .ok_or_else(|| self.fresh.corrupt(Corruption::InvalidValue(i as u64)))
+            })
+            .collect()
     }
 
     /// How many counters the file holds results alone for: the number of counters of its draw
@@ -368,19 +387,25 @@ impl DrawFile {
     }
 
     /// As [`DrawFile::fresh_results`], under counter `counter` of the draw rules alone, `None`
-    /// past [`DrawFile::counters_alone`]. A section alone stores, per position, only whether
-    /// that counter by itself turns its pure result into a draw (1) or not (0): the pure result
-    /// is the fresh section's.
+    /// past [`DrawFile::counters_alone`]; `fresh` is what [`DrawFile::fresh_results`] gives. A
+    /// section alone stores, per position, only whether that counter by itself turns its pure
+    /// result into a draw (1) or not (0).
     ///
     /// # Errors
     ///
-    /// [`CorruptedTable`] if a block is damaged, or a position the pure game draws is marked
-    /// turned.
-    pub fn fresh_results_alone(&self, counter: usize) -> Option<Result<Vec<u8>, CorruptedTable>> {
+    /// [`CorruptedTable`] if a block is damaged, `fresh` is not one result a position, or a
+    /// position the pure game draws is marked turned.
+    pub fn fresh_results_alone(
+        &self,
+        counter: usize,
+        fresh: &[u8],
+    ) -> Option<Result<Vec<u8>, CorruptedTable>> {
         let table = self.alone.get(counter)?;
         Some((|| {
-            let fresh = read_codes(&self.fresh)?;
             let turned = section_bytes(table)?;
+            if turned.len() != fresh.len() {
+                return Err(table.corrupt(Corruption::BadHeader("results alone for another table")));
+            }
             fresh
                 .iter()
                 .zip(&turned)
@@ -574,6 +599,27 @@ impl DrawFile {
     }
 }
 
+/// The symbol the fresh section stores for a position's result with fresh counts: 1 where the
+/// rules turn its pure result into a draw (a cursed win or a blessed loss), else 0. The pure
+/// result itself is the `.wdl` file's; where it is a draw the symbol is not read (don't-care).
+pub fn fresh_symbol(result: DrawWdl) -> u8 {
+    u8::from(matches!(result, DrawWdl::CursedWin | DrawWdl::BlessedLoss))
+}
+
+/// The result with fresh counts of a position whose pure result is `pure` and whose fresh
+/// section holds `symbol`: the inverse of [`fresh_symbol`]. `None` for a symbol above 1.
+#[inline]
+pub fn fresh_result(pure: Wdl, symbol: u8) -> Option<DrawWdl> {
+    Some(match (pure, symbol) {
+        (_, 2..) => return None,
+        (Wdl::Draw, _) => DrawWdl::Draw,
+        (Wdl::Win, 0) => DrawWdl::Win,
+        (Wdl::Win, _) => DrawWdl::CursedWin,
+        (Wdl::Loss, 0) => DrawWdl::Loss,
+        (Wdl::Loss, _) => DrawWdl::BlessedLoss,
+    })
+}
+
 /// The symbol a section alone stores for `alone`, the result under one counter by itself, where
 /// the result under all the rules is `all`: 1 if that counter turns the pure result into a draw,
 /// else 0. `None` if the two do not share a pure result (no counter changes it).
@@ -639,11 +685,26 @@ fn section_symbols(table: &TableFile) -> Result<Vec<u16>, CorruptedTable> {
     Ok(out)
 }
 
-/// Every [`crate::DrawWdl`] code of a section, in index order.
-fn read_codes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
-    let out = section_bytes(table)?;
-    if out.iter().any(|&c| c > 4) {
-        return Err(table.corrupt(Corruption::BadHeader("fresh results")));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fresh_result_is_its_pure_result_and_one_symbol() {
+        for result in [
+            DrawWdl::Loss,
+            DrawWdl::BlessedLoss,
+            DrawWdl::Draw,
+            DrawWdl::CursedWin,
+            DrawWdl::Win,
+        ] {
+            let symbol = fresh_symbol(result);
+            assert!(symbol <= 1);
+            assert_eq!(fresh_result(result.pure(), symbol), Some(result));
+        }
+        // A pure draw stays a draw whatever its (don't-care) symbol; no symbol above 1 is read.
+        assert_eq!(fresh_result(Wdl::Draw, 1), Some(DrawWdl::Draw));
+        assert_eq!(fresh_result(Wdl::Win, 2), None);
+        assert_eq!(fresh_result(Wdl::Draw, 7), None);
     }
-    Ok(out)
 }

@@ -8,7 +8,7 @@ use crate::draw::{
     MaterialCounters, NEVER,
 };
 use crate::error::{Corruption, ProbeError};
-use crate::format::draw::{corner_parts, FamilyFile};
+use crate::format::draw::{corner_parts, fresh_result, FamilyFile};
 use crate::format::DrawFile;
 use crate::index::Signature;
 use crate::rules::{count_quiet_moves, has_capture, legal_moves, Board, Move, Position};
@@ -95,7 +95,7 @@ impl Tablebase {
         {
             // The common case: one look-up of the rule table and one index serve every read.
             let entry = self.quiet_entry(&board)?;
-            let result = self.fresh_of(&entry)?;
+            let result = self.fresh_of(&board, &entry)?;
             let state = deciding_state_of(
                 &self.draw_rules,
                 entry.material,
@@ -219,7 +219,7 @@ impl Tablebase {
 
     /// The fresh result stored for `board`, a position without a capture.
     pub(super) fn stored_fresh(&self, board: &Board) -> Result<DrawWdl, ProbeError> {
-        self.fresh_of(&self.quiet_entry(board)?)
+        self.fresh_of(board, &self.quiet_entry(board)?)
     }
 
     /// Where a position without a capture is in its rule table.
@@ -234,12 +234,15 @@ impl Tablebase {
         })
     }
 
-    /// The fresh result stored at `entry`.
-    fn fresh_of(&self, entry: &QuietEntry<'_>) -> Result<DrawWdl, ProbeError> {
+    /// The fresh result of `board`, at `entry` of its rule table: its pure result, and whether
+    /// the rules turn it into a draw.
+    fn fresh_of(&self, board: &Board, entry: &QuietEntry<'_>) -> Result<DrawWdl, ProbeError> {
+        let pure = self.quiet_wdl(board)?;
         let file = entry.file;
         let symbol = self.section_symbol(&file.fresh, entry.id, 0, entry.index)?;
-        DrawWdl::from_code(symbol as u8)
-            .filter(|_| symbol < 5)
+        u8::try_from(symbol)
+            .ok()
+            .and_then(|symbol| fresh_result(pure, symbol))
             .ok_or_else(|| {
                 ProbeError::Corrupted(file.fresh.corrupt(Corruption::InvalidValue(entry.index)))
             })

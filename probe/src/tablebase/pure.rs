@@ -158,6 +158,15 @@ impl Tablebase {
         }
     }
 
+    /// The `.wdl` value of a position with pieces and without a capture.
+    #[inline]
+    pub(super) fn quiet_wdl(&self, board: &Board) -> Result<Wdl, ProbeError> {
+        match self.cached_wdl(board) {
+            Ok(wdl) => Ok(wdl),
+            Err(_) => Ok(self.stored_wdl(board)?.0),
+        }
+    }
+
     /// The `.wdl` entry of a position without a capture, and its index.
     pub(super) fn stored_wdl(&self, board: &Board) -> Result<(Wdl, u64), ProbeError> {
         self.stored_wdl_in::<false>(board)

@@ -8,6 +8,7 @@ use std::path::Path;
 use dprobe::format::{draw_table_path, DrawFile};
 use dprobe::{index::Signature, Color, DrawRules, Position, ProbeError, Tablebase, Variant, Wdl};
 use draughts_generator::draw::stats::{rule_changes, RuleChanges};
+use draughts_generator::draw::tables::pure_results;
 use draughts_generator::pure::find::{longest_wins, zugzwangs, Zugzwangs};
 use draughts_generator::pure::tableset::TableSet;
 
@@ -121,7 +122,8 @@ pub fn search(
                     dir.display()
                 )),
             })?;
-            let changes = rule_changes(&file, &rules, limit)?;
+            let pure = pure_results(&tables, signature)?;
+            let changes = rule_changes(&file, &rules, &pure, limit)?;
             let fens = changes.first.iter().map(|c| fen(c.index)).collect();
             Found::RuleChanges {
                 signature,

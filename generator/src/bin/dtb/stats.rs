@@ -23,6 +23,8 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
         )));
     }
     let mut rows = Vec::new();
+    // Results under the counted draw rules, where their tables are built.
+    let mut rule_counts: Vec<Option<DrawStats>> = Vec::new();
     // Tables without raw files are rebuilt from their published files, and those of more
     // pieces read the smaller ones: each is kept while a table ahead reads it.
     let mut tables = TableSet::new(dir, variant.moves);
@@ -30,15 +32,14 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
         tables.close_all_but(signatures[step..].iter().copied());
         let table = tables.table(signature)?;
         rows.push((signature, table.stats, table.checksum()));
+        // A rule table's fresh results are read against the pure results.
+        let path = draw_table_path(dir, variant.moves.id, draw, signature);
+        rule_counts.push(
+            DrawFile::open(&path)
+                .ok()
+                .and_then(|file| DrawStats::of(&file, draw, &table.results()?).ok()),
+        );
     }
-    // Results under the counted draw rules, where their tables are built.
-    let rule_counts: Vec<Option<DrawStats>> = rows
-        .iter()
-        .map(|(signature, ..)| {
-            let path = draw_table_path(dir, variant.moves.id, draw, *signature);
-            DrawStats::of(&DrawFile::open(&path).ok()?, draw).ok()
-        })
-        .collect();
     let mut out = String::new();
     if json {
         let array: Vec<serde_json::Value> = rows
