@@ -237,7 +237,7 @@ impl Tablebase {
     /// The fresh result of `board`, at `entry` of its rule table: its pure result, and whether
     /// the rules turn it into a draw.
     fn fresh_of(&self, board: &Board, entry: &QuietEntry<'_>) -> Result<DrawWdl, ProbeError> {
-        let pure = self.quiet_wdl(board)?;
+        let pure = self.wdl_at(board, entry.index)?;
         let file = entry.file;
         let symbol = self.section_symbol(&file.fresh, entry.id, 0, entry.index)?;
         u8::try_from(symbol)

@@ -158,13 +158,14 @@ impl Tablebase {
         }
     }
 
-    /// The `.wdl` value of a position with pieces and without a capture.
+    /// The `.wdl` value of `board`, a position with pieces and without a capture whose index
+    /// in its table is known (`index`: a rule table shares it).
     #[inline]
-    pub(super) fn quiet_wdl(&self, board: &Board) -> Result<Wdl, ProbeError> {
-        match self.cached_wdl(board) {
-            Ok(wdl) => Ok(wdl),
-            Err(_) => Ok(self.stored_wdl(board)?.0),
-        }
+    pub(super) fn wdl_at(&self, board: &Board, index: u64) -> Result<Wdl, ProbeError> {
+        let (file, id) = self.file(Signature::of(board), TableKind::Wdl)?;
+        TableKind::Wdl
+            .wdl_of(self.symbol_at::<false>(file, id, index)?)
+            .ok_or_else(|| self.invalid_value(board, index, TableKind::Wdl))
     }
 
     /// The `.wdl` entry of a position without a capture, and its index.
