@@ -29,6 +29,14 @@ fn main() {
         .parent()
         .and_then(Path::parent)
         .expect("a folder DIR/<rule set>/<draw rules>");
+    // Smaller tables first, each pure table kept only while a table it leads to is read (they
+    // are rebuilt in memory from published files); the lines are printed in name order.
+    let pieces = |path: &Path| {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        name.map_or(0, |n| n.matches(['K', 'M']).count())
+    };
+    paths.sort_by_key(|path| pieces(path));
+    let mut lines = Vec::new();
     let mut pure = None;
     for path in paths {
         let file = DrawFile::open(&path).expect("a rule table");
@@ -38,6 +46,7 @@ fn main() {
             .expect("a known rule set")
             .moves;
         let pure = pure.get_or_insert_with(|| TableSet::new(set, moves));
+        pure.close_all_but([file.signature]);
         let name = path.file_name().expect("a file name").to_string_lossy();
         let results = pure_results(pure, file.signature).expect("the pure table");
         let fresh = file.fresh_results(&results).expect("fresh results");
@@ -54,6 +63,10 @@ fn main() {
                 }
             }
         }
+        lines.push(line);
+    }
+    lines.sort();
+    for line in lines {
         println!("{line}");
     }
 }
