@@ -367,27 +367,21 @@ fn a_changed_threshold_is_named() {
     assert_eq!(hit.expected, DrawValue::Threshold(Some(stored.into())));
 }
 
-#[test]
-fn a_removed_corner_is_named() {
-    // Russian KKvKM: rule 3 (A, never reset) and rule 2 (Z, reset by a man move) at once; each
-    // layer holds the least Z for one A, stored as the corners where it falls. A position whose
-    // first corner is at layer 10 or later loses it: from there on it would never win.
+/// Changes the family of layers of Russian KKvKM (rule 3's `A`, never reset, and rule 2's `Z`,
+/// reset by a man move) in a copy of the tables: `change` picks a position and a layer from the
+/// staircases and changes the layers it is given. Returns what the check names at that position
+/// and layer.
+fn named_after_changing_layers(
+    change: impl FnOnce(&Stairs, &mut [Vec<u8>]) -> (usize, usize),
+) -> DrawInconsistency {
     let built = russian();
     let copy = built.copy();
     let signature = sig("KKvKM");
     let mut table = built.rules.read(copy.path(), signature);
     let family = &mut table.families[0];
     assert_eq!(family.kind, PlaneKind::LayersAz);
-    let wrong = (0..family.stairs.len())
-        .find(|&i| family.stairs.corners(i).first().is_some_and(|c| c.0 >= 10))
-        .unwrap();
-    let layer = usize::from(family.stairs.corners(wrong)[0].0);
     let mut planes = family.stairs.to_layers();
-    assert_eq!(planes[layer - 1][wrong], NEVER);
-    let stored = planes[layer][wrong];
-    for plane in &mut planes[layer..] {
-        plane[wrong] = NEVER;
-    }
+    let (wrong, layer) = change(&family.stairs, &mut planes);
     family.stairs = Stairs::from_layers(&planes).unwrap();
     built.rules.write(copy.path(), &table);
 
@@ -397,49 +391,58 @@ fn a_removed_corner_is_named() {
         kind: PlaneKind::LayersAz,
         a: Some(layer as u16),
     };
-    let hit = found
-        .iter()
+    found
+        .into_iter()
         .find(|f| f.index == wrong as u64 && f.quantity == quantity)
-        .unwrap_or_else(|| panic!("index {wrong} layer {layer} not named: {found:#?}"));
+        .unwrap_or_else(|| panic!("index {wrong} layer {layer} not named"))
+}
+
+#[test]
+fn a_removed_corner_is_named() {
+    // A position whose first corner is at layer 10 or later loses it: from there on it would
+    // never win.
+    let mut stored = 0;
+    let hit = named_after_changing_layers(|stairs, planes| {
+        let wrong = (0..stairs.len())
+            .find(|&i| stairs.corners(i).first().is_some_and(|c| c.0 >= 10))
+            .unwrap();
+        let layer = usize::from(stairs.corners(wrong)[0].0);
+        assert_eq!(planes[layer - 1][wrong], NEVER);
+        stored = planes[layer][wrong];
+        for plane in &mut planes[layer..] {
+            plane[wrong] = NEVER;
+        }
+        (wrong, layer)
+    });
     assert_eq!(hit.stored, DrawValue::Threshold(None));
     assert_eq!(hit.expected, DrawValue::Threshold(Some(stored.into())));
 }
 
 #[test]
 fn a_corner_moved_one_layer_later_is_named() {
-    // Russian KKvKM again: a position whose staircase falls twice keeps its second value's
-    // corner one layer later. That layer then claims the value before it, which the winner
-    // beats by a ply: the layer that ends a run of equal values is named, not only its first.
-    let built = russian();
-    let copy = built.copy();
-    let signature = sig("KKvKM");
-    let mut table = built.rules.read(copy.path(), signature);
-    let family = &mut table.families[0];
-    assert_eq!(family.kind, PlaneKind::LayersAz);
-    let layers = family.stairs.layers();
-    let (wrong, layer, before, value) = (0..family.stairs.len())
-        .find_map(|i| {
-            let corners = family.stairs.corners(i);
-            let (layer, value) = *corners.get(1)?;
-            let next = corners.get(2).map_or(layers, |c| usize::from(c.0));
-            (usize::from(layer) + 1 < next).then_some((i, usize::from(layer), corners[0].1, value))
-        })
-        .expect("Russian KKvKM has staircases that fall twice");
-    let mut planes = family.stairs.to_layers();
-    planes[layer][wrong] = before;
-    family.stairs = Stairs::from_layers(&planes).unwrap();
-    built.rules.write(copy.path(), &table);
-
-    let found = built.rules.verify(copy.path(), signature);
-    let quantity = DrawQuantity::Threshold {
-        post: false,
-        kind: PlaneKind::LayersAz,
-        a: Some(layer as u16),
-    };
-    let hit = found
-        .iter()
-        .find(|f| f.index == wrong as u64 && f.quantity == quantity)
-        .unwrap_or_else(|| panic!("index {wrong} layer {layer} not named: {found:#?}"));
+    // A position whose staircase falls twice keeps its second value's corner one layer later.
+    // That layer then claims the value before it, which the winner beats by a ply: the layer
+    // that ends a run of equal values is named, not only its first.
+    let (mut before, mut value) = (0, 0);
+    let hit = named_after_changing_layers(|stairs, planes| {
+        let layers = stairs.layers();
+        let (wrong, layer);
+        (wrong, layer, before, value) = (0..stairs.len())
+            .find_map(|i| {
+                let corners = stairs.corners(i);
+                let (layer, value) = *corners.get(1)?;
+                let next = corners.get(2).map_or(layers, |c| usize::from(c.0));
+                (usize::from(layer) + 1 < next).then_some((
+                    i,
+                    usize::from(layer),
+                    corners[0].1,
+                    value,
+                ))
+            })
+            .expect("Russian KKvKM has staircases that fall twice");
+        planes[layer][wrong] = before;
+        (wrong, layer)
+    });
     assert_eq!(hit.stored, DrawValue::Threshold(Some(before.into())));
     assert_eq!(hit.expected, DrawValue::Threshold(Some(value.into())));
 }
