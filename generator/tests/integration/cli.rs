@@ -678,7 +678,7 @@ fn find_lists_the_longest_wins_with_their_lines_and_the_zugzwangs() {
 }
 
 #[test]
-fn info_describes_table_and_rule_files_and_names_damage() {
+fn info_describes_table_and_rule_files_and_info_and_stats_name_damage() {
     let dir = built("russian", &[]);
     let pure = dir.path().join("russian").join("KKvK.wdl");
     let out = dtb(&["info", pure.to_str().unwrap()]);
@@ -738,6 +738,16 @@ fn info_describes_table_and_rule_files_and_names_damage() {
     fs::write(&rules, &bytes[..40]).unwrap();
     let out = dtb(&["info", rules.to_str().unwrap()]);
     assert!(!out.status.success());
+    let error = stderr(&out);
+    assert!(
+        error.contains("KKvK.rules") && error.contains("truncated"),
+        "{error}"
+    );
+
+    // `dtb stats` names the rule file it cannot read, rather than leaving its row out.
+    let d = dir.path().to_str().unwrap();
+    let out = dtb(&["stats", "--variant", "russian", "--dir", d]);
+    assert!(!out.status.success(), "{}", stdout(&out));
     let error = stderr(&out);
     assert!(
         error.contains("KKvK.rules") && error.contains("truncated"),

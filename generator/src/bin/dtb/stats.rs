@@ -32,13 +32,24 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
         tables.close_all_but(signatures[step..].iter().copied());
         let table = tables.table(signature)?;
         rows.push((signature, table.stats, table.checksum()));
-        // A rule table's fresh results are read against the pure results.
+        // A rule table's fresh results are read against the pure results. A table without
+        // its rule file has no rule statistics; a rule file that cannot be read is an error
+        // that names it, not a row silently left out.
         let path = draw_table_path(dir, variant.moves.id, draw, signature);
-        rule_counts.push(
-            DrawFile::open(&path)
-                .ok()
-                .and_then(|file| DrawStats::of(&file, draw, &table.results()?).ok()),
-        );
+        let rule = if path.exists() {
+            let file = DrawFile::open(&path)?;
+            let pure = table.results().ok_or_else(|| {
+                CliError::Message(format!(
+                    "{signature}: a stored value is not a valid one; run `dtb verify --variant \
+                     {variant} --dir {}` to find the damaged file",
+                    dir.display()
+                ))
+            })?;
+            Some(DrawStats::of(&file, draw, &pure)?)
+        } else {
+            None
+        };
+        rule_counts.push(rule);
     }
     let mut out = String::new();
     if json {
