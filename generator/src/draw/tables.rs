@@ -58,7 +58,12 @@ impl DrawTables {
 
     /// Opens the rule table of `signature` and checks that it is the one expected: this rule
     /// set, these draw rules, this signature.
-    pub(super) fn open(&self, signature: Signature) -> Result<DrawFile, Error> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Missing`] without the file, [`Error::Corrupt`] naming it if it cannot be read
+    /// or is another table.
+    pub fn open(&self, signature: Signature) -> Result<DrawFile, Error> {
         let path = self.path(signature);
         let file = DrawFile::open(&path).map_err(|e| match e {
             ProbeError::Io { .. } if !path.exists() => Error::Missing {

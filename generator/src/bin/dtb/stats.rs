@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use dprobe::format::{draw_table_path, DrawFile};
 use dprobe::{DrawRules, Variant};
 use draughts_generator::draw::stats::DrawStats;
+use draughts_generator::draw::tables::DrawTables;
 use draughts_generator::pure::tableset::TableSet;
 
 use crate::common::{fen_of, present_tables, table_entry};
@@ -28,6 +28,7 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
     // Tables without raw files are rebuilt from their published files, and those of more
     // pieces read the smaller ones: each is kept while a table ahead reads it.
     let mut tables = TableSet::new(dir, variant.moves);
+    let rule_tables = DrawTables::new(dir, variant.moves, draw.clone());
     for (step, &signature) in signatures.iter().enumerate() {
         tables.close_all_but(signatures[step..].iter().copied());
         let table = tables.table(signature)?;
@@ -35,9 +36,8 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
         // A rule table's fresh results are read against the pure results. A table without
         // its rule file has no rule statistics; a rule file that cannot be read is an error
         // that names it, not a row silently left out.
-        let path = draw_table_path(dir, variant.moves.id, draw, signature);
-        let rule = if path.exists() {
-            let file = DrawFile::open(&path)?;
+        let rule = if rule_tables.path(signature).exists() {
+            let file = rule_tables.open(signature)?;
             let pure = table.results().ok_or_else(|| {
                 CliError::Message(format!(
                     "{signature}: a stored value is not a valid one; run `dtb verify --variant \
