@@ -1,17 +1,23 @@
 //! The content of every rule table of a folder, as checksums of its decoded values: per file the
 //! fresh results, the results under each counter alone, and every layer of every family (the
-//! layers rebuilt from the corners). Two sets whose lines agree hold the same values, whatever
-//! their format or compression: this is how a change of the rule tables' encoding is checked.
+//! layers rebuilt from the corners, with the entries no reader reads — capture positions and pure
+//! draws, which format 5 leaves unspecified — taken as "never"). Two sets whose lines agree hold
+//! the same values, whatever their format or compression: this is how a change of the rule
+//! tables' encoding is checked.
 //!
 //! `cargo run --release -p draughts-generator --example rule_checksums -- DIR/russian/fmjd64`
 //! (the pure tables, which the fresh results are read against, in `DIR`).
 
 use std::path::Path;
 
+use dprobe::draw::NEVER;
 use dprobe::format::DrawFile;
-use dprobe::Variant;
+use dprobe::index::TableIndex;
+use dprobe::rules::has_capture;
+use dprobe::{Variant, Wdl};
 use draughts_generator::draw::tables::pure_results;
 use draughts_generator::pure::tableset::TableSet;
+use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 fn main() {
@@ -50,6 +56,11 @@ fn main() {
         let name = path.file_name().expect("a file name").to_string_lossy();
         let results = pure_results(pure, file.signature).expect("the pure table");
         let fresh = file.fresh_results(&results).expect("fresh results");
+        let index = TableIndex::new(file.signature);
+        let unread: Vec<bool> = (0..results.len())
+            .into_par_iter()
+            .map(|i| results[i] == Wdl::Draw || has_capture(&index.board(i as u64), &moves))
+            .collect();
         let mut line = format!("{name} fresh {:x}", xxh3_64(&fresh));
         for k in 0..file.counters_alone() {
             let alone = file.fresh_results_alone(k, &fresh).expect("a counter");
@@ -58,7 +69,10 @@ fn main() {
         for post in [false, true] {
             if let Some((kind, layers)) = file.family(post) {
                 line += &format!(" {} {kind:?} {layers}:", if post { "post" } else { "pre" });
-                for layer in file.layers(post).expect("a family's layers") {
+                for mut layer in file.layers(post).expect("a family's layers") {
+                    for (entry, _) in layer.iter_mut().zip(&unread).filter(|(_, &u)| u) {
+                        *entry = NEVER;
+                    }
                     line += &format!(" {:x}", xxh3_64(&layer));
                 }
             }

@@ -27,6 +27,7 @@
 use std::borrow::Cow;
 use std::sync::Mutex;
 
+use bitvec::vec::BitVec;
 use dprobe::{
     draw::{ConditionShape, DrawState, LimitOutcome, MaterialShape, PlaneKind, MAX_STORED, NEVER},
     index::{Signature, TableIndex},
@@ -86,6 +87,9 @@ pub struct DrawTable {
     /// `pre`, then `post` if the material has a condition counter; none if nothing can decide
     /// anything but the exits (then `fresh` says everything).
     pub families: Vec<Family>,
+    /// The positions whose family entries no reader reads, so that a file may store anything
+    /// there ([`PairGraph`]'s `unread`).
+    pub unread: BitVec<u64>,
 }
 
 /// The moves of a signature and its colour flip, which no counted rule changes, with every
@@ -112,6 +116,10 @@ struct SideGraph {
     /// each chunk lists them, never gathered into one array, which would need twice the memory
     /// while it is built.
     edges: Vec<EdgeChunk>,
+    /// The positions whose family entries no reader reads: those with a capture, whose value in
+    /// any state is their fresh result unless a count is at its limit (the capture leaves the
+    /// material), and the pure draws, a draw in every state.
+    unread: BitVec<u64>,
 }
 
 /// Per side, the staircases of one family.
@@ -297,6 +305,7 @@ fn keep_the_deciding_solve(
     Ok(DrawTable {
         signature,
         fresh,
+        unread: with.unread,
         families: vec![
             Family {
                 post: false,
@@ -405,6 +414,7 @@ fn solve_with_limits_drawn(
             signature: pair.sides[side].signature,
             fresh: pair.fresh_results(side, &families),
             families,
+            unread: pair.sides[side].unread.clone(),
         })
         .collect())
 }
@@ -504,6 +514,7 @@ impl SideGraph {
             class: Vec<u8>,
             class_changes: Vec<Vec<(u32, u8)>>,
             edges: EdgeChunk,
+            unread: BitVec<u64>,
         }
         let parts: Vec<Chunk> = chunks(size)
             .map(|range| {
@@ -515,6 +526,7 @@ impl SideGraph {
                 let mut class_changes = vec![Vec::new(); readings.len() - 1];
                 let mut offsets = Vec::with_capacity(n + 1);
                 let mut edges = Vec::new();
+                let mut unread = BitVec::with_capacity(n);
                 offsets.push(0);
                 for (i, board) in range.clone().zip(index.boards(range)) {
                     let pure = match table.value(i) {
@@ -536,9 +548,12 @@ impl SideGraph {
                     let classes = &mut classes[..readings.len()];
                     if pure == Wdl::Draw {
                         classes.fill(NEVER);
+                        unread.push(true);
                     } else {
                         moves.clear();
                         legal_moves(&board, rules, &mut moves);
+                        // Captures are compulsory: one capture means every move is one.
+                        unread.push(moves.first().is_some_and(Move::is_capture));
                         let mover_wins = pure == Wdl::Win;
                         children.classify(&board, &moves, mover_wins, &mut edges, classes);
                     }
@@ -562,6 +577,7 @@ impl SideGraph {
                         offsets: Offsets::of(offsets),
                         edges,
                     },
+                    unread,
                 }
             })
             .collect();
@@ -573,6 +589,7 @@ impl SideGraph {
             first_class: Vec::with_capacity(size as usize),
             class_changes: vec![Vec::new(); readings.len() - 1],
             edges: Vec::with_capacity(parts.len()),
+            unread: BitVec::with_capacity(size as usize),
         };
         for part in parts {
             graph.pure.0.extend(part.pure);
@@ -581,6 +598,7 @@ impl SideGraph {
                 all.extend(changes);
             }
             graph.edges.push(part.edges);
+            graph.unread.extend_from_bitslice(&part.unread);
         }
         Ok(graph)
     }

@@ -514,6 +514,7 @@ mod tests {
         let table = DrawTable {
             signature,
             fresh: vec![DrawWdl::Draw.code(); stairs.len()],
+            unread: bitvec::bitvec![u64, bitvec::order::Lsb0; 0; stairs.len()],
             families: vec![Family {
                 post: false,
                 kind: PlaneKind::LayersAz,

@@ -7,6 +7,7 @@ use dprobe::{
     draw::{MaterialShape, PlaneKind, NEVER},
     format::DrawFile,
     index::TableIndex,
+    rules::{has_capture, MoveRules},
     DrawRules, DrawWdl, Wdl,
 };
 use rayon::prelude::*;
@@ -28,13 +29,18 @@ pub struct DrawStats {
 }
 
 impl DrawStats {
-    /// Reads the statistics of `file`, built under `draw`; `pure` is the pure result of every
-    /// position of its table ([`crate::draw::tables::pure_results`]).
+    /// Reads the statistics of `file`, built under `rules` and `draw`; `pure` is the pure
+    /// result of every position of its table ([`crate::draw::tables::pure_results`]).
     ///
     /// # Errors
     ///
     /// A damaged section or a file whose planes do not fit its draw rules, as text.
-    pub fn of(file: &DrawFile, draw: &DrawRules, pure: &[Wdl]) -> Result<DrawStats, Error> {
+    pub fn of(
+        file: &DrawFile,
+        rules: &MoveRules,
+        draw: &DrawRules,
+        pure: &[Wdl],
+    ) -> Result<DrawStats, Error> {
         let count = |fresh: &[u8]| {
             let mut counts = [0u64; 5];
             for &code in fresh {
@@ -65,7 +71,7 @@ impl DrawStats {
         Ok(DrawStats {
             all,
             alone,
-            longest_win: longest_win(file, draw, &fresh)?,
+            longest_win: longest_win(file, rules, draw, &fresh)?,
         })
     }
 }
@@ -152,9 +158,11 @@ pub fn rule_changes(
 /// [`DrawStats::longest_win`]). The entry of a threshold-of-`A` plane and of a distance plane
 /// is that requirement; in `A × Z` layers it is the least layer `k` whose entry the fresh `Z`
 /// meets. A threshold of `Z` alone counts plies since the last man move, not to the exit: such
-/// positions are left out.
+/// positions are left out. A capture position, whose entries the file leaves unspecified, needs
+/// one ply: the capture, to a child won with fresh counts.
 fn longest_win(
     file: &DrawFile,
+    rules: &MoveRules,
     draw: &DrawRules,
     fresh: &[u8],
 ) -> Result<Option<(u16, u64)>, Error> {
@@ -183,9 +191,13 @@ fn longest_win(
             if fresh[i] != DrawWdl::Win.code() {
                 return Ok(None);
             }
-            let state = shape.fresh(&index.board(i as u64));
+            let board = index.board(i as u64);
+            let state = shape.fresh(&board);
             if state.post != post {
                 return Ok(None);
+            }
+            if has_capture(&board, rules) {
+                return Ok(Some((1, i as u64)));
             }
             let need = if kind == PlaneKind::LayersAz {
                 state.z.and_then(|z| {

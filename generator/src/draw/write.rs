@@ -5,7 +5,7 @@ use bitvec::order::Lsb0;
 use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
 use dprobe::draw::PlaneKind;
-use dprobe::format::draw::{fresh_symbol, FamilySection};
+use dprobe::format::draw::{corner_parts, fresh_symbol, FamilySection, NO_CORNER};
 use dprobe::format::{draw_table_path, DrawFile, SectionRole, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::MoveRules;
@@ -74,8 +74,40 @@ fn fresh_section(fresh: &[u8]) -> Section {
     (symbols, draws.into_iter().collect())
 }
 
+/// Gives every entry no reader reads (`unread`: capture positions and pure draws) the most
+/// common symbol of the block's other entries (the smallest on a tie) among those that say no
+/// further corner follows, so that they cost next to nothing compressed and no decoder reads a
+/// further corner for them; [`NO_CORNER`] in a block of unread entries alone.
+fn fill_unread(symbols: &mut [u16], unread: &BitSlice<u64>) {
+    let block = Layout::DTW.positions_per_block as usize;
+    symbols
+        .par_chunks_mut(block)
+        .enumerate()
+        .for_each(|(b, symbols)| {
+            let unread = &unread[b * block..b * block + symbols.len()];
+            let mut read: Vec<u16> = symbols
+                .iter()
+                .zip(unread.iter().by_vals())
+                .filter(|&(&code, unread)| !unread && !corner_parts(code).2)
+                .map(|(&code, _)| code)
+                .collect();
+            read.sort_unstable();
+            let most = read
+                .chunk_by(|a, b| a == b)
+                .max_by_key(|run| (run.len(), std::cmp::Reverse(run[0])))
+                .map_or(NO_CORNER, |run| run[0]);
+            for (symbol, unread) in symbols.iter_mut().zip(unread.iter().by_vals()) {
+                if unread {
+                    *symbol = most;
+                }
+            }
+        });
+}
+
 /// The sections of `table`, the results under all the rules: its fresh results and its
-/// families. Built one at a time, each compressed in parallel blocks.
+/// families. Built one at a time, each compressed in parallel blocks. The family entries of
+/// the positions no reader reads (`table.unread`) are filled to compress best
+/// ([`fill_unread`]).
 pub fn encode_sections(
     rules: &MoveRules,
     table: &DrawTable,
@@ -103,16 +135,21 @@ pub fn encode_sections(
         };
         for rank in 0..ranks {
             let section = if family.kind == PlaneKind::LayersAz {
-                family.stairs.section(rank)
+                // Unread positions have no further corner: past rank 0 they are don't-care.
+                let (mut symbols, dont_care) = family.stairs.section(rank);
+                if rank == 0 {
+                    fill_unread(&mut symbols, &table.unread);
+                }
+                (symbols, dont_care)
             } else {
-                wide(
-                    family
-                        .stairs
-                        .single_values()
-                        .iter()
-                        .map(|&v| u16::from(v))
-                        .collect(),
-                )
+                let mut symbols: Vec<u16> = family
+                    .stairs
+                    .single_values()
+                    .iter()
+                    .map(|&v| u16::from(v))
+                    .collect();
+                fill_unread(&mut symbols, &table.unread);
+                wide(symbols)
             };
             let place = FamilySection {
                 kind: family.kind,
@@ -219,5 +256,31 @@ pub(crate) fn counters_alone(draw: &DrawRules) -> usize {
         draw.counters.len()
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dprobe::format::draw::corner_code;
+
+    #[test]
+    fn unread_entries_take_the_commonest_code_without_a_further_corner() {
+        let block = Layout::DTW.positions_per_block as usize;
+        let flagged = corner_code(3, 7, true);
+        let plain = corner_code(5, 2, false);
+        let rare = corner_code(1, 1, false);
+        // First block: the flagged code is the commonest, then `plain`; the last positions
+        // are unread. Second block: unread alone.
+        let mut symbols = vec![flagged; 2 * block];
+        symbols[..block / 4].fill(plain);
+        symbols[block / 4] = rare;
+        let mut unread: BitVec<u64> = BitVec::repeat(false, 2 * block);
+        unread[block - 10..].fill(true);
+        fill_unread(&mut symbols, &unread);
+        assert!(symbols[block - 10..block].iter().all(|&s| s == plain));
+        assert!(symbols[block..].iter().all(|&s| s == NO_CORNER));
+        assert_eq!(symbols[block - 11], flagged, "read entries are kept");
+        assert_eq!(symbols[block / 4], rare);
     }
 }

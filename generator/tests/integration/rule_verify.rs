@@ -9,8 +9,9 @@ use std::sync::OnceLock;
 use dprobe::{
     draw::{DrawPreset, Interpretation, PlaneKind, NEVER},
     format::DrawFile,
-    index::Signature,
-    DrawRules, DrawWdl, Variant,
+    index::{Signature, TableIndex},
+    rules::has_capture,
+    DrawRules, DrawWdl, Variant, Wdl,
 };
 use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::draw::results::turned_bits;
@@ -75,10 +76,20 @@ impl Rules {
         }
         let pure = TableSet::new(dir, self.variant.moves);
         let results = pure_results(&pure, signature).unwrap();
+        // The positions whose family entries no reader reads: pure draws and captures.
+        let index = TableIndex::new(signature);
+        let unread = results
+            .iter()
+            .enumerate()
+            .map(|(i, &result)| {
+                result == Wdl::Draw || has_capture(&index.board(i as u64), &self.variant.moves)
+            })
+            .collect();
         DrawTable {
             signature,
             fresh: file.fresh_results(&results).unwrap(),
             families,
+            unread,
         }
     }
 
@@ -180,9 +191,8 @@ fn portuguese_rule_tables_up_to_four_pieces_pass_and_changes_are_named() {
         let family = &mut table.families[0];
         assert_eq!(family.kind, kind);
         let mut planes = family.stairs.to_layers();
-        let wrong = planes[0]
-            .iter()
-            .position(|&t| (3..20).contains(&t))
+        let wrong = (0..planes[0].len())
+            .find(|&i| !table.unread[i] && (3..20).contains(&planes[0][i]))
             .unwrap();
         let stored = planes[0][wrong];
         planes[0][wrong] = stored - 1;
@@ -237,7 +247,7 @@ fn restarted_forcada_tables_pass_and_changes_are_named() {
         .find(|&i| {
             let on_river =
                 index.board(i as u64).kings & dprobe::rules::geometry::LONG_DIAGONAL != 0;
-            on_river && (2..6).contains(&planes[0][i])
+            on_river && !table.unread[i] && (2..6).contains(&planes[0][i])
         })
         .unwrap();
     let stored = planes[0][wrong];
@@ -278,10 +288,8 @@ fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
     let signature = sig("KKKvK");
     let dir = built.dir.path();
     let mut table = built.rules.read(dir, signature);
-    let won = table
-        .fresh
-        .iter()
-        .position(|&c| DrawWdl::from_code(c) == Some(DrawWdl::Win))
+    let won = (0..table.fresh.len())
+        .find(|&i| !table.unread[i] && DrawWdl::from_code(table.fresh[i]) == Some(DrawWdl::Win))
         .unwrap();
     let post = &mut table.families[1];
     assert!(post.post);
@@ -297,6 +305,47 @@ fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
         .unwrap_or_else(|| panic!("index {won} not named: {found:#?}"));
     assert_eq!(hit.stored, DrawValue::Threshold(Some(3)));
     assert_eq!(hit.expected, DrawValue::Threshold(None));
+}
+
+/// The family entries of capture positions and pure draws are not read (the files leave them
+/// unspecified): the tables with every such entry changed, and written as given, still pass.
+#[test]
+fn unread_family_entries_may_hold_anything() {
+    let built = russian();
+    let copy = built.copy();
+    // Rule 1's thresholds of A, and rule 3 × rule 2's layers.
+    for name in ["KKKvK", "KKvKM"] {
+        let signature = sig(name);
+        let mut table = built.rules.read(copy.path(), signature);
+        let unread: Vec<bool> = table.unread.iter().by_vals().collect();
+        assert!(unread.iter().any(|&u| u) && !unread.iter().all(|&u| u));
+        let mut changed = Vec::new();
+        for family in &mut table.families {
+            let mut planes = family.stairs.to_layers();
+            for i in (0..unread.len()).filter(|&i| unread[i]) {
+                // A position that never wins wins from the last layer with one ply; one that
+                // wins never does.
+                let never = planes.iter().all(|plane| plane[i] == NEVER);
+                for plane in planes.iter_mut() {
+                    plane[i] = NEVER;
+                }
+                if never {
+                    planes.last_mut().unwrap()[i] = 1;
+                }
+            }
+            family.stairs = Stairs::from_layers(&planes).unwrap();
+            changed.push(planes);
+        }
+        // Nothing unread: the writer keeps every entry as given.
+        table.unread.fill(false);
+        built.rules.write(copy.path(), &table);
+        let written = built.rules.read(copy.path(), signature);
+        for (family, planes) in written.families.iter().zip(&changed) {
+            assert_eq!(&family.stairs.to_layers(), planes, "{name}");
+        }
+        let found = built.rules.verify(copy.path(), signature);
+        assert!(found.is_empty(), "{name}: {found:#?}");
+    }
 }
 
 #[test]
@@ -338,9 +387,8 @@ fn a_changed_threshold_is_named() {
     let family = &mut table.families[0];
     assert_eq!((family.kind, family.post), (PlaneKind::ThresholdA, false));
     let mut planes = family.stairs.to_layers();
-    let wrong = planes[0]
-        .iter()
-        .position(|&t| (5..20).contains(&t))
+    let wrong = (0..planes[0].len())
+        .find(|&i| !table.unread[i] && (5..20).contains(&planes[0][i]))
         .unwrap();
     let stored = planes[0][wrong];
     planes[0][wrong] = stored + 2;
@@ -369,10 +417,10 @@ fn a_changed_threshold_is_named() {
 
 /// Changes the family of layers of Russian KKvKM (rule 3's `A`, never reset, and rule 2's `Z`,
 /// reset by a man move) in a copy of the tables: `change` picks a position and a layer from the
-/// staircases and changes the layers it is given. Returns what the check names at that position
-/// and layer.
+/// staircases of the positions read (it is given whether each is unread) and changes the
+/// layers it is given. Returns what the check names at that position and layer.
 fn named_after_changing_layers(
-    change: impl FnOnce(&Stairs, &mut [Vec<u8>]) -> (usize, usize),
+    change: impl FnOnce(&Stairs, &[bool], &mut [Vec<u8>]) -> (usize, usize),
 ) -> DrawInconsistency {
     let built = russian();
     let copy = built.copy();
@@ -381,7 +429,8 @@ fn named_after_changing_layers(
     let family = &mut table.families[0];
     assert_eq!(family.kind, PlaneKind::LayersAz);
     let mut planes = family.stairs.to_layers();
-    let (wrong, layer) = change(&family.stairs, &mut planes);
+    let unread: Vec<bool> = table.unread.iter().by_vals().collect();
+    let (wrong, layer) = change(&family.stairs, &unread, &mut planes);
     family.stairs = Stairs::from_layers(&planes).unwrap();
     built.rules.write(copy.path(), &table);
 
@@ -402,9 +451,9 @@ fn a_removed_corner_is_named() {
     // A position whose first corner is at layer 10 or later loses it: from there on it would
     // never win.
     let mut stored = 0;
-    let hit = named_after_changing_layers(|stairs, planes| {
+    let hit = named_after_changing_layers(|stairs, unread, planes| {
         let wrong = (0..stairs.len())
-            .find(|&i| stairs.corners(i).first().is_some_and(|c| c.0 >= 10))
+            .find(|&i| !unread[i] && stairs.corners(i).first().is_some_and(|c| c.0 >= 10))
             .unwrap();
         let layer = usize::from(stairs.corners(wrong)[0].0);
         assert_eq!(planes[layer - 1][wrong], NEVER);
@@ -424,10 +473,11 @@ fn a_corner_moved_one_layer_later_is_named() {
     // That layer then claims the value before it, which the winner beats by a ply: the layer
     // that ends a run of equal values is named, not only its first.
     let (mut before, mut value) = (0, 0);
-    let hit = named_after_changing_layers(|stairs, planes| {
+    let hit = named_after_changing_layers(|stairs, unread, planes| {
         let layers = stairs.layers();
         let (wrong, layer);
         (wrong, layer, before, value) = (0..stairs.len())
+            .filter(|&i| !unread[i])
             .find_map(|i| {
                 let corners = stairs.corners(i);
                 let (layer, value) = *corners.get(1)?;

@@ -23,8 +23,11 @@ use crate::value::Wdl;
 
 /// The first bytes of a draw-rule table file.
 pub const MAGIC: &[u8; 8] = b"DTBRULES";
-/// The version written.
-pub const VERSION: u16 = 4;
+/// The version written. Version 5 leaves the family entries of capture positions and pure
+/// draws unspecified (no reader reads them); otherwise it is version 4, which is still read.
+pub const VERSION: u16 = 5;
+/// The oldest version read.
+const OLDEST_READ: u16 = 4;
 /// Bytes before the section list.
 pub const HEADER_LEN: usize = 32;
 /// Bytes per section entry.
@@ -175,6 +178,8 @@ pub struct FamilyCorners {
 /// An opened, checked rule table file.
 #[derive(Debug)]
 pub struct DrawFile {
+    /// The format version it was written in ([`VERSION`] or an older one still read).
+    pub version: u16,
     /// The move rules.
     pub rules: RuleSetId,
     /// The counted draw rules' preset.
@@ -239,7 +244,7 @@ impl DrawFile {
             return Err(corrupt(Corruption::BadMagic));
         }
         let version = u16::from_le_bytes([data[8], data[9]]);
-        if version != VERSION {
+        if !(OLDEST_READ..=VERSION).contains(&version) {
             return Err(corrupt(Corruption::UnsupportedVersion(version)));
         }
         let sections = usize::from(u16::from_le_bytes([data[24], data[25]]));
@@ -341,6 +346,7 @@ impl DrawFile {
             }));
         }
         Ok(DrawFile {
+            version,
             rules,
             preset,
             fingerprint,

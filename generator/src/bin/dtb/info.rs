@@ -67,7 +67,7 @@ fn rules_info(file: &Path) -> Result<ExitCode, CliError> {
     let reading_known = default.fingerprint() == rules.fingerprint;
     let bits = |bytes: u64| bytes as f64 * 8.0 / positions.max(1) as f64;
     out!("file               {}", file.display());
-    out!("format version     {}", dprobe::format::draw::VERSION);
+    out!("format version     {}", rules.version);
     out!("kind               draw-rule table");
     out!("rule set           {}", rules.rules.name());
     out!(

@@ -45,7 +45,7 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
                     dir.display()
                 ))
             })?;
-            Some(DrawStats::of(&file, draw, &pure)?)
+            Some(DrawStats::of(&file, &variant.moves, draw, &pure)?)
         } else {
             None
         };
