@@ -64,13 +64,13 @@ fn wide(symbols: Vec<u16>) -> Section {
 /// turn its pure result into a draw ([`fresh_symbol`]); the pure result is the `.wdl` file's, so
 /// pure draws are don't-care.
 fn fresh_section(fresh: &[u8]) -> Section {
-    let results = || fresh.par_iter().map(|&code| DrawWdl::from_code(code));
-    let symbols = results()
-        .map(|result| result.map_or(0, |r| u16::from(fresh_symbol(r))))
-        .collect();
-    let draws: Vec<bool> = results()
-        .map(|result| result.is_none_or(|r| r.pure() == Wdl::Draw))
-        .collect();
+    let (symbols, draws): (Vec<u16>, Vec<bool>) = fresh
+        .par_iter()
+        .map(|&code| match DrawWdl::from_code(code) {
+            Some(result) => (u16::from(fresh_symbol(result)), result.pure() == Wdl::Draw),
+            None => (0, true),
+        })
+        .unzip();
     (symbols, draws.into_iter().collect())
 }
 
