@@ -138,7 +138,7 @@ pub fn generate_draw_tables(
         }
         let existing: Vec<Option<FreshAndAlone>> = signatures
             .iter()
-            .map(|&s| existing_fresh(&pure, draw, s))
+            .map(|&s| existing_fresh(&pure, &results, draw, s))
             .collect();
         if existing.iter().all(Option::is_some) {
             for (s, (fresh, fresh_alone)) in signatures.iter().zip(existing.into_iter().flatten()) {

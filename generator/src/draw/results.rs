@@ -3,11 +3,80 @@
 
 use bitvec::vec::BitVec;
 use dprobe::format::draw::{alone_result, alone_symbol};
-use dprobe::index::Signature;
-use dprobe::DrawWdl;
+use dprobe::format::TableKind;
+use dprobe::index::{Signature, TableIndex};
+use dprobe::rules::{has_capture, legal_moves};
+use dprobe::{DrawWdl, Wdl};
 use rayon::prelude::*;
 
+use crate::pure::tableset::TableSet;
+use crate::pure::unpack::{is_published, open};
 use crate::Error;
+
+/// The pure result of every position of `signature`, in index order: from its `.wdl` file where
+/// the table is published, a capture position's (don't-care there) the best of its captures'
+/// results, taken from `smaller`'s fresh results, which carry the pure result; else from its
+/// table in `pure` (raw files).
+///
+/// A rule build reads nothing else of a pure table. Rebuilding the raw table from the published
+/// files instead decodes its `.dtw` file too and, for its captures, every smaller table the same
+/// way, again for each pair.
+///
+/// # Errors
+///
+/// A missing or damaged pure table, or a capture into a material `smaller` does not hold.
+pub fn pure_wdl(
+    pure: &TableSet,
+    smaller: &dyn FreshResults,
+    signature: Signature,
+) -> Result<Vec<Wdl>, Error> {
+    let (dir, rules) = (pure.dir(), pure.rules());
+    if !is_published(dir, rules, signature) {
+        return crate::draw::tables::pure_results(pure, signature);
+    }
+    let wdl = open(dir, rules, signature, TableKind::Wdl)?;
+    let index = TableIndex::new(signature);
+    let per_block = wdl.header().positions_per_block as usize;
+    let mut results = vec![Wdl::Draw; index.size() as usize];
+    results
+        .par_chunks_mut(per_block)
+        .enumerate()
+        .try_for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(symbols, moves), (block, out)| -> Result<(), Error> {
+                let first = wdl.block_symbols(block as u32, symbols)?;
+                let range = first..first + out.len() as u64;
+                for ((board, slot), &symbol) in index.boards(range).zip(out).zip(symbols.iter()) {
+                    *slot = if has_capture(&board, rules) {
+                        moves.clear();
+                        legal_moves(&board, rules, moves);
+                        let mut best = Wdl::Loss;
+                        for mv in moves.iter() {
+                            let child = board.play(mv);
+                            let theirs = if child.own() == 0 {
+                                Wdl::Loss
+                            } else {
+                                let signature = Signature::of(&child);
+                                let at = TableIndex::new(signature).index(&child);
+                                smaller.fresh_at(signature, at)?.pure()
+                            };
+                            best = best.max(-theirs);
+                        }
+                        best
+                    } else {
+                        TableKind::Wdl
+                            .wdl_of(symbol)
+                            .ok_or_else(|| Error::Corrupt {
+                                path: wdl.path().to_path_buf(),
+                                reason: format!("an invalid value in block {block}"),
+                            })?
+                    };
+                }
+                Ok(())
+            },
+        )?;
+    Ok(results)
+}
 
 /// The rule results of positions in materials solved earlier.
 pub trait FreshResults: Sync {

@@ -32,7 +32,7 @@ use dprobe::{
     draw::{ConditionShape, DrawState, LimitOutcome, MaterialShape, PlaneKind, MAX_STORED, NEVER},
     index::{Signature, TableIndex},
     rules::{legal_moves, Board, MoveRules},
-    DrawRules, DrawWdl, Move, Value, Wdl,
+    DrawRules, DrawWdl, Move, Wdl,
 };
 use rayon::prelude::*;
 
@@ -40,7 +40,7 @@ use crate::pure::solve::{chunks, CHUNK};
 use crate::pure::tableset::TableSet;
 use crate::Error;
 
-use super::results::FreshResults;
+use super::results::{pure_wdl, FreshResults};
 use super::stairs::{NotAStaircase, Stairs, StairsBuilder};
 
 /// Class of a position for every layer past 0: lost now (the mover has no move).
@@ -87,8 +87,8 @@ pub struct DrawTable {
     /// `pre`, then `post` if the material has a condition counter; none if nothing can decide
     /// anything but the exits (then `fresh` says everything).
     pub families: Vec<Family>,
-    /// The positions whose family entries no reader reads, so that a file may store anything
-    /// there ([`PairGraph`]'s `unread`).
+    /// The positions whose family entries no reader reads (capture positions and pure draws),
+    /// so that a file may store filler there.
     pub unread: BitVec<u64>,
 }
 
@@ -456,12 +456,22 @@ impl PairGraph {
             signatures.push(signature.flipped());
         }
         let failure = Mutex::new(None);
+        // The pure results of the pair, which the rules never improve on: the winner's moves
+        // are kept only into positions it still wins.
+        let results = signatures
+            .iter()
+            .map(|&s| pure_wdl(pure, readings[0], s))
+            .collect::<Result<Vec<_>, _>>()?;
         let sides = signatures
             .iter()
             .map(|&s| {
                 let condition = MaterialShape::of(draw, s).map_err(Error::from)?.condition;
                 let child_side = side_of(&signatures, s.flipped());
-                SideGraph::build(rules, pure, readings, s, condition, child_side, &failure)
+                let results = [
+                    results[side_of(&signatures, s)].as_slice(),
+                    results[child_side].as_slice(),
+                ];
+                SideGraph::build(rules, results, readings, s, condition, child_side, &failure)
             })
             .collect::<Result<Vec<_>, _>>()?;
         if let Some(error) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -473,9 +483,11 @@ impl PairGraph {
 
 impl SideGraph {
     /// Classifies every position of one side and lists the moves that may matter.
+    /// `results`: the pure results of this side's positions and of its children's (the colour
+    /// flip).
     fn build(
         rules: &MoveRules,
-        pure: &TableSet,
+        [results, children_results]: [&[Wdl]; 2],
         readings: &[&dyn FreshResults],
         signature: Signature,
         condition: Option<ConditionShape>,
@@ -489,7 +501,6 @@ impl SideGraph {
                 "{signature}: {size} positions, more than the rule solver's {EDGE_INDEX}"
             )));
         }
-        let table = pure.table(signature)?;
         let record = |error: Error| {
             failure
                 .lock()
@@ -497,7 +508,7 @@ impl SideGraph {
                 .get_or_insert(error);
         };
         let children = Children {
-            pure: pure.table(signature.flipped())?,
+            pure: children_results,
             index: TableIndex::new(signature.flipped()),
             side: child_side,
             // The same material with the other side to move: the strong side swaps roles.
@@ -529,20 +540,7 @@ impl SideGraph {
                 let mut unread = BitVec::with_capacity(n);
                 offsets.push(0);
                 for (i, board) in range.clone().zip(index.boards(range)) {
-                    let pure = match table.value(i) {
-                        Some(value) => value.wdl(),
-                        None => {
-                            record(Error::Corrupt {
-                                path: dprobe::format::raw_table_path(
-                                    pure.dir(),
-                                    rules.id,
-                                    signature,
-                                ),
-                                reason: format!("invalid value at index {i}"),
-                            });
-                            Wdl::Draw
-                        }
-                    };
+                    let pure = results[i as usize];
                     pure_values.push(pure);
                     let before = edges.len();
                     let classes = &mut classes[..readings.len()];
@@ -624,8 +622,8 @@ impl SideGraph {
 
 /// What a side needs to know about the children of its positions.
 struct Children<'a> {
-    /// The pure table of the children.
-    pure: &'a crate::pure::store::Table,
+    /// The pure results of the children.
+    pure: &'a [Wdl],
     /// Index of the children inside the material (the colour flip).
     index: TableIndex,
     /// Which side of the pair they are on.
@@ -693,7 +691,7 @@ impl Children<'_> {
                 let child_index = self.index.index(&child);
                 // The winner moving only wants children it still wins in the pure game (the
                 // rules never create wins); every child of the loser is one.
-                if mover_wins && !matches!(self.pure.value(child_index), Some(Value::Loss(_))) {
+                if mover_wins && self.pure[child_index as usize] != Wdl::Loss {
                     continue;
                 }
                 let mut edge = child_index as u32;

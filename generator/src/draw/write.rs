@@ -12,8 +12,8 @@ use dprobe::rules::MoveRules;
 use dprobe::{DrawRules, DrawWdl, Wdl};
 use rayon::prelude::*;
 
+use crate::draw::results::{pure_wdl, FreshResults};
 use crate::draw::solve::DrawTable;
-use crate::draw::tables::pure_results;
 use crate::pure::tableset::TableSet;
 use crate::pure::write::{encode, Compression, Fill, Layout};
 
@@ -135,7 +135,8 @@ pub fn encode_sections(
         };
         for rank in 0..ranks {
             let section = if family.kind == PlaneKind::LayersAz {
-                // Unread positions have no further corner: past rank 0 they are don't-care.
+                // Unread positions have one corner at most, so past rank 0 they are don't-care
+                // already (`Stairs::section`).
                 let (mut symbols, dont_care) = family.stairs.section(rank);
                 if rank == 0 {
                     fill_unread(&mut symbols, &table.unread);
@@ -225,9 +226,10 @@ pub fn encode_draw_table(
 pub(crate) type FreshAndAlone = (Vec<u8>, Vec<Vec<u8>>);
 
 /// The fresh results of an intact rule table file built under `draw` over the tables of `pure`,
-/// if there is one.
+/// if there is one; `smaller` holds the fresh results of the materials its captures lead to.
 pub(crate) fn existing_fresh(
     pure: &TableSet,
+    smaller: &dyn FreshResults,
     draw: &DrawRules,
     signature: Signature,
 ) -> Option<FreshAndAlone> {
@@ -239,7 +241,7 @@ pub(crate) fn existing_fresh(
         && file.signature == signature
         && file.counters_alone() == counters_alone(draw);
     let fresh = file
-        .fresh_results(&pure_results(pure, signature).ok()?)
+        .fresh_results(&pure_wdl(pure, smaller, signature).ok()?)
         .ok()?;
     let alone = (0..file.counters_alone())
         .map(|k| file.fresh_results_alone(k, &fresh)?.ok())

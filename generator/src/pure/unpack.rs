@@ -152,7 +152,7 @@ fn best_capture(
 }
 
 /// A published file of the table, checked to be the table's.
-fn open(
+pub(crate) fn open(
     dir: &Path,
     rules: &MoveRules,
     signature: Signature,
