@@ -11,9 +11,12 @@ use std::path::{Path, PathBuf};
 
 use dprobe::draw::{DrawWdl, PlaneKind, NEVER};
 use dprobe::format::DrawFile;
+use dprobe::index::TableIndex;
+use dprobe::rules::has_capture;
 use dprobe::Variant;
 use draughts_generator::draw::tables::pure_results;
 use draughts_generator::pure::tableset::TableSet;
+use rayon::prelude::*;
 
 /// Raw bytes compressed at a time: every option is cut the same way.
 const CHUNK: usize = 16 << 10;
@@ -55,17 +58,19 @@ impl std::ops::AddAssign for Sizes {
 }
 
 /// Whether a position's budgets can matter: only where the pure winner wins with fresh counts
-/// (running counts only lower the budgets, and the rules never create wins).
-fn matters(fresh: u8) -> bool {
-    matches!(
-        DrawWdl::from_code(fresh),
-        Some(DrawWdl::Win | DrawWdl::Loss)
-    )
+/// (running counts only lower the budgets, and the rules never create wins), and not in a
+/// capture position (its value is its fresh result; its entries are filler since format 5).
+fn matters(fresh: u8, capture: bool) -> bool {
+    !capture
+        && matches!(
+            DrawWdl::from_code(fresh),
+            Some(DrawWdl::Win | DrawWdl::Loss)
+        )
 }
 
-/// One family's planes measured.
-fn family(planes: &[Vec<u8>], kind: PlaneKind, fresh: &[u8]) -> Sizes {
-    let n = fresh.len();
+/// One family's planes measured; `matter`: per position, [`matters`].
+fn family(planes: &[Vec<u8>], kind: PlaneKind, matter: &[bool]) -> Sizes {
+    let n = matter.len();
     let mut sizes = Sizes {
         positions: n as u64,
         ..Sizes::default()
@@ -78,7 +83,7 @@ fn family(planes: &[Vec<u8>], kind: PlaneKind, fresh: &[u8]) -> Sizes {
     for plane in planes {
         let mut last = NEVER;
         for (i, &v) in plane.iter().enumerate() {
-            if matters(fresh[i]) {
+            if matter[i] {
                 last = v;
             }
             masked_planes.push(last);
@@ -128,7 +133,7 @@ fn family(planes: &[Vec<u8>], kind: PlaneKind, fresh: &[u8]) -> Sizes {
             sizes.several += 1;
             extra(&mut overflow, &mut last_index);
         }
-        if matters(fresh[i]) {
+        if matter[i] {
             last_word = word;
             if corners.len() > 1 {
                 extra(&mut overflow_masked, &mut last_index_masked);
@@ -189,13 +194,18 @@ fn main() {
         let results = pure_results(&pure, file.signature).expect("the pure table");
         let fresh = file.fresh_results(&results).expect("fresh results");
         let fresh_size = compressed(&fresh);
+        let index = TableIndex::new(file.signature);
+        let matter: Vec<bool> = (0..fresh.len())
+            .into_par_iter()
+            .map(|i| matters(fresh[i], has_capture(&index.board(i as u64), &moves)))
+            .collect();
         let mut sizes = Sizes::default();
         for post in [false, true] {
             let Some((kind, _)) = file.family(post) else {
                 continue;
             };
             let planes = file.layers(post).expect("a family's layers");
-            sizes += family(&planes, kind, &fresh);
+            sizes += family(&planes, kind, &matter);
         }
         let file_size = std::fs::metadata(path).expect("a file").len() as usize;
         total_file += file_size;

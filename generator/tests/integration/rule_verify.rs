@@ -307,8 +307,9 @@ fn rule_4_passing_won_positions_tables_pass_and_changes_are_named() {
     assert_eq!(hit.expected, DrawValue::Threshold(None));
 }
 
-/// The family entries of capture positions and pure draws are not read (the files leave them
-/// unspecified): the tables with every such entry changed, and written as given, still pass.
+/// The family entries of capture positions and pure draws are not read (the files hold filler
+/// there): the tables with every such entry changed, and written as given, still pass, and so
+/// do their colour flips, whose quiet moves lead into those positions.
 #[test]
 fn unread_family_entries_may_hold_anything() {
     let built = russian();
@@ -343,8 +344,45 @@ fn unread_family_entries_may_hold_anything() {
         for (family, planes) in written.families.iter().zip(&changed) {
             assert_eq!(&family.stairs.to_layers(), planes, "{name}");
         }
-        let found = built.rules.verify(copy.path(), signature);
-        assert!(found.is_empty(), "{name}: {found:#?}");
+        for checked in [signature, signature.flipped()] {
+            let found = built.rules.verify(copy.path(), checked);
+            assert!(found.is_empty(), "{checked}: {found:#?}");
+        }
+    }
+}
+
+/// Rule files of version 4 (which stored the filler entries of format 5 as values) are read as
+/// they are; older and newer versions are refused by name.
+#[test]
+fn rule_files_of_version_4_are_read_and_others_refused() {
+    let built = russian();
+    let copy = built.copy();
+    let path = built.rules.path(copy.path(), sig("KKvK"));
+    let written = std::fs::read(&path).unwrap();
+    assert_eq!(u16::from_le_bytes([written[8], written[9]]), 5);
+    for (version, readable) in [(4u16, true), (3, false), (6, false)] {
+        // The version changed under a valid header checksum.
+        let mut bytes = written.clone();
+        bytes[8..10].copy_from_slice(&version.to_le_bytes());
+        let end = 32 + 16 * usize::from(u16::from_le_bytes([bytes[24], bytes[25]]));
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+        bytes[end..end + 8].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        match DrawFile::open(&path) {
+            Ok(file) => {
+                assert!(readable, "version {version} read");
+                assert_eq!(file.version, version);
+            }
+            Err(error) => {
+                assert!(!readable, "version {version}: {error}");
+                assert!(
+                    error
+                        .to_string()
+                        .contains(&format!("format version {version}")),
+                    "{error}"
+                );
+            }
+        }
     }
 }
 

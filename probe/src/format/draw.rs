@@ -437,7 +437,8 @@ impl DrawFile {
     /// values falling from one corner to the next, within the family's layers. A family of one
     /// budget or none has one layer: each position's threshold or distance is its only corner.
     /// Holds two bytes a position and six a further corner, where [`DrawFile::layers`] holds a
-    /// byte a position per layer.
+    /// byte a position per layer. From version 5 the staircases of capture positions and pure
+    /// draws are filler, not values (their values follow from the fresh results).
     ///
     /// # Errors
     ///
@@ -533,8 +534,8 @@ impl DrawFile {
     /// Every layer of a family ([`DrawFile::family`]), each with one entry per position in index
     /// order: a family of one budget or none has one layer, its thresholds or distances; a family
     /// of layers has, in layer `k`, the least `Z` that wins with `A = k`, worked out from the
-    /// corners ([`DrawFile::corners`]). Meant for checks of small tables: a byte a position per
-    /// layer.
+    /// corners ([`DrawFile::corners`]; filler for capture positions and pure draws from version
+    /// 5). Meant for checks of small tables: a byte a position per layer.
     ///
     /// # Errors
     ///
