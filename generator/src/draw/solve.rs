@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use bitvec::vec::BitVec;
 use dprobe::{
     draw::{ConditionShape, DrawState, LimitOutcome, MaterialShape, PlaneKind, MAX_STORED, NEVER},
-    index::{Signature, TableIndex},
+    index::{MenRun, Signature, TableIndex},
     rules::{legal_moves, Board, MoveRules},
     DrawRules, DrawWdl, Move, Wdl,
 };
@@ -120,6 +120,9 @@ struct SideGraph {
     /// any state is their fresh result unless a count is at its limit (the capture leaves the
     /// material), and the pure draws, a draw in every state.
     unread: BitVec<u64>,
+    /// Per position, whether `condition` holds there (empty without one): all a fresh state
+    /// needs of the board, so that the fresh results are worked out without decoding it.
+    condition_holds: BitVec<u64>,
 }
 
 /// Per side, the staircases of one family.
@@ -526,6 +529,7 @@ impl SideGraph {
             class_changes: Vec<Vec<(u32, u8)>>,
             edges: EdgeChunk,
             unread: BitVec<u64>,
+            condition_holds: BitVec<u64>,
         }
         let parts: Vec<Chunk> = chunks(size)
             .map(|range| {
@@ -538,8 +542,12 @@ impl SideGraph {
                 let mut offsets = Vec::with_capacity(n + 1);
                 let mut edges = Vec::new();
                 let mut unread = BitVec::with_capacity(n);
+                let mut condition_holds = BitVec::new();
                 offsets.push(0);
                 for (i, board) in range.clone().zip(index.boards(range)) {
+                    if let Some(condition) = condition {
+                        condition_holds.push(condition.holds(&board));
+                    }
                     let pure = results[i as usize];
                     pure_values.push(pure);
                     let before = edges.len();
@@ -576,6 +584,7 @@ impl SideGraph {
                         edges,
                     },
                     unread,
+                    condition_holds,
                 }
             })
             .collect();
@@ -588,6 +597,7 @@ impl SideGraph {
             class_changes: vec![Vec::new(); readings.len() - 1],
             edges: Vec::with_capacity(parts.len()),
             unread: BitVec::with_capacity(size as usize),
+            condition_holds: BitVec::new(),
         };
         for part in parts {
             graph.pure.0.extend(part.pure);
@@ -597,6 +607,9 @@ impl SideGraph {
             }
             graph.edges.push(part.edges);
             graph.unread.extend_from_bitslice(&part.unread);
+            graph
+                .condition_holds
+                .extend_from_bitslice(&part.condition_holds);
         }
         Ok(graph)
     }
@@ -806,11 +819,22 @@ impl Pair<'_> {
             let side_open: Vec<(u8, u8, u32)> = (0..class.len() as u32)
                 .into_par_iter()
                 .filter(|&i| class[i as usize] == OPEN)
-                .map(|i| (side.index.board(u64::from(i)).advancement(), s as u8, i))
+                .map_init(MenRun::default, |run, i| {
+                    let (men, opp_men) = side.index.men_sharing_run(u64::from(i), run);
+                    let men_only = Board {
+                        men,
+                        opp_men,
+                        kings: 0,
+                        opp_kings: 0,
+                    };
+                    (men_only.advancement(), s as u8, i)
+                })
                 .collect();
             open.extend(side_open);
         }
-        open.par_sort_unstable_by(|a, b| b.cmp(a));
+        // A round reads only the values of the rounds before, so the order inside a block is
+        // free: sorting by the advancement alone groups many equal keys at once.
+        open.par_sort_unstable_by_key(|&(advancement, _, _)| std::cmp::Reverse(advancement));
         let limit = cap.unwrap_or(MAX_STORED);
         for block in open.chunk_by(|a, b| a.0 == b.0) {
             let mut round = 1u16;
@@ -1058,31 +1082,20 @@ impl Pair<'_> {
 impl Pair<'_> {
     /// The result of every position of `side` with fresh counts, from the solved families.
     fn fresh_results(&self, side: usize, families: &[Family]) -> Vec<u8> {
-        let graph = &self.sides[side];
-        let mut out = vec![0u8; graph.index.size() as usize];
-        let per_chunk: Vec<(u64, Vec<u8>)> = chunks(graph.index.size())
-            .map(|range| {
-                let start = range.start;
-                let codes = range
-                    .clone()
-                    .zip(graph.index.boards(range))
-                    .map(|(i, board)| self.fresh_result(side, i as usize, &board, families).code())
-                    .collect();
-                (start, codes)
-            })
-            .collect();
-        for (start, codes) in per_chunk {
-            out[start as usize..start as usize + codes.len()].copy_from_slice(&codes);
-        }
-        out
+        (0..self.sides[side].index.size() as usize)
+            .into_par_iter()
+            .map(|i| self.fresh_result(side, i, families).code())
+            .collect()
     }
 
-    fn fresh_result(&self, side: usize, i: usize, board: &Board, families: &[Family]) -> DrawWdl {
-        let pure = self.sides[side].pure.get(i);
+    fn fresh_result(&self, side: usize, i: usize, families: &[Family]) -> DrawWdl {
+        let graph = &self.sides[side];
+        let pure = graph.pure.get(i);
         if pure == Wdl::Draw {
             return DrawWdl::Draw;
         }
-        let state = self.shapes[side].fresh(board);
+        let holds = graph.condition_holds.get(i).is_some_and(|holds| *holds);
+        let state = self.shapes[side].fresh_where(holds);
         let wins = self.class[side][i] == LOST
             || families
                 .iter()

@@ -247,9 +247,14 @@ impl MaterialShape {
 
     /// The state of `board` with every count at its start.
     pub fn fresh(&self, board: &Board) -> DrawState {
-        let post = self
-            .condition
-            .is_some_and(|c| c.starts_if_holding && c.holds(board));
+        self.fresh_where(self.condition.is_some_and(|c| c.holds(board)))
+    }
+
+    /// The state with every count at its start of a position where the condition counter's
+    /// condition holds or not (`holds`; [`ConditionShape::holds`]): for passes that know it
+    /// without the board.
+    pub fn fresh_where(&self, holds: bool) -> DrawState {
+        let post = holds && self.condition.is_some_and(|c| c.starts_if_holding);
         let a = match (self.a_full, post) {
             (a, false) => a,
             (a, true) => {

@@ -393,6 +393,36 @@ impl TableIndex {
         }
     }
 
+    /// The men of the board at `index` (the mover's, then the opponent's), decoding nothing
+    /// when `index` lies in `run`, the indices whose men were decoded last with it: for passes
+    /// that read only the men, such as ordering positions by their men's advancement.
+    ///
+    /// ```
+    /// use dprobe::index::{MenRun, Signature, TableIndex};
+    ///
+    /// let table = TableIndex::new("KMMvKM".parse::<Signature>()?);
+    /// let mut run = MenRun::default();
+    /// for index in (0..table.size()).step_by(101) {
+    ///     let board = table.board(index);
+    ///     assert_eq!(table.men_sharing_run(index, &mut run), (board.men, board.opp_men));
+    /// }
+    /// # Ok::<(), dprobe::index::BadSignature>(())
+    /// ```
+    pub fn men_sharing_run(&self, index: u64, run: &mut MenRun) -> (Bitboard, Bitboard) {
+        self.enter_run(index, run);
+        (run.men, run.opp_men)
+    }
+
+    /// Makes `run` the run of `index`, unless it already is.
+    #[inline]
+    fn enter_run(&self, index: u64, run: &mut MenRun) {
+        debug_assert!(index < self.size);
+        if run.signature != Some(self.signature) || !(run.start..run.end).contains(&index) {
+            *run = self.men_run(index);
+            run.squares = in_order(!(run.men | run.opp_men));
+        }
+    }
+
     /// The board at `index`, decoding only the kings when `index` lies in `run`, the indices
     /// whose men are those of the board last decoded with it. Kings vary fastest in the index,
     /// so a list of indices in (roughly) increasing order, like the solver's queues, mostly
@@ -410,12 +440,8 @@ impl TableIndex {
     /// # Ok::<(), dprobe::index::BadSignature>(())
     /// ```
     pub fn board_sharing_men(&self, index: u64, run: &mut MenRun) -> Board {
-        debug_assert!(index < self.size);
+        self.enter_run(index, run);
         let sig = self.signature;
-        if run.signature != Some(sig) || !(run.start..run.end).contains(&index) {
-            *run = self.men_run(index);
-            run.squares = in_order(!(run.men | run.opp_men));
-        }
         let kings_rank = index - run.start;
         // Runs of up to 8 pieces hold fewer than 2^32 placements of the kings, where 32-bit
         // division is the quicker.
