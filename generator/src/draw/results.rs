@@ -5,7 +5,7 @@ use bitvec::vec::BitVec;
 use dprobe::format::draw::{alone_result, alone_symbol};
 use dprobe::format::TableKind;
 use dprobe::index::{Signature, TableIndex};
-use dprobe::rules::{has_capture, legal_moves};
+use dprobe::rules::{has_capture, legal_moves, Board};
 use dprobe::{DrawWdl, Wdl};
 use rayon::prelude::*;
 
@@ -56,8 +56,7 @@ pub fn pure_wdl(
                             let theirs = if child.own() == 0 {
                                 Wdl::Loss
                             } else {
-                                let signature = Signature::of(&child);
-                                let at = TableIndex::new(signature).index(&child);
+                                let (signature, at) = smaller.locate(&child);
                                 smaller.fresh_at(signature, at)?.pure()
                             };
                             best = best.max(-theirs);
@@ -82,6 +81,9 @@ pub fn pure_wdl(
 pub trait FreshResults: Sync {
     /// The result of the position at `index` of `signature` with fresh counts.
     fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error>;
+
+    /// The signature of `board` and its index there, to read its result with.
+    fn locate(&self, board: &Board) -> (Signature, u64);
 }
 
 /// Values kept by signature, in an array of every signature's slot (looked up at every exit).
@@ -128,7 +130,8 @@ impl<T> BySignature<T> {
 /// largest thing a build holds besides the pair being solved.
 #[derive(Default)]
 pub struct DrawResults {
-    tables: BySignature<Vec<u8>>,
+    /// Each with its index, which every exit into it reads.
+    tables: BySignature<(TableIndex, Vec<u8>)>,
 }
 
 impl DrawResults {
@@ -138,7 +141,8 @@ impl DrawResults {
             .chunks(2)
             .map(|two| two[0] | two.get(1).map_or(0, |&high| high << 4))
             .collect();
-        self.tables.insert(signature, packed);
+        self.tables
+            .insert(signature, (TableIndex::new(signature), packed));
     }
 
     /// Forgets the results of every signature but those `keep` accepts.
@@ -153,6 +157,7 @@ impl DrawResults {
             .get(signature)
             .ok_or_else(|| Error::Invariant(format!("rule table {signature} is not held")))?;
         table
+            .1
             .get((index / 2) as usize)
             .map(|&two| (two >> (4 * (index % 2))) & 0xf)
             .ok_or_else(|| Error::Invariant(format!("rule table {signature}: no position {index}")))
@@ -166,6 +171,15 @@ fn bad_result(signature: Signature, index: u64) -> Error {
 impl FreshResults for DrawResults {
     fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error> {
         DrawWdl::from_code(self.code(signature, index)?).ok_or_else(|| bad_result(signature, index))
+    }
+
+    fn locate(&self, board: &Board) -> (Signature, u64) {
+        let signature = Signature::of(board);
+        let index = match self.tables.get(signature) {
+            Some((index, _)) => index.index(board),
+            None => TableIndex::new(signature).index(board),
+        };
+        (signature, index)
     }
 }
 
@@ -251,6 +265,10 @@ pub struct Overlay<'a> {
 }
 
 impl FreshResults for Overlay<'_> {
+    fn locate(&self, board: &Board) -> (Signature, u64) {
+        self.base.locate(board)
+    }
+
     fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error> {
         let all = self.base.code(signature, index)?;
         match self.top.tables.get(signature) {

@@ -684,8 +684,8 @@ impl Children<'_> {
                     bad_exit |= if all_good { 0 } else { every };
                     continue;
                 }
-                let signature = Signature::of(&child);
-                let child_index = TableIndex::new(signature).index(&child);
+                // Every reading indexes the materials alike.
+                let (signature, child_index) = self.readings[0].locate(&child);
                 for (r, reading) in self.readings.iter().enumerate() {
                     let result = reading
                         .fresh_at(signature, child_index)

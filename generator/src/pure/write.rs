@@ -222,6 +222,28 @@ impl Entries for ListedEntries<'_> {
     fn entry(&self, i: usize) -> (u16, bool) {
         (self.symbols[i], self.dont_care[i])
     }
+
+    fn pack(
+        &self,
+        range: Range<usize>,
+        kind: TableKind,
+        max_symbol: u16,
+        fill: Fill,
+        scratch: &mut Packing,
+    ) {
+        // Every fill leaves a block without don't-care entries as it is (most blocks of the
+        // rule tables' result sections): packed straight from the list.
+        if self.dont_care[range.clone()].not_any() {
+            pack_block(
+                &self.symbols[range],
+                kind,
+                dtw_width(max_symbol),
+                &mut scratch.bytes,
+            );
+        } else {
+            pack_entries(self, range, kind, max_symbol, fill, scratch);
+        }
+    }
 }
 
 /// A solved table's packed values, their symbols and don't-care flags made as each block is
