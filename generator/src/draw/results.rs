@@ -130,8 +130,14 @@ impl<T> BySignature<T> {
 /// largest thing a build holds besides the pair being solved.
 #[derive(Default)]
 pub struct DrawResults {
-    /// Each with its index, which every exit into it reads.
-    tables: BySignature<(TableIndex, Vec<u8>)>,
+    tables: BySignature<HeldResults>,
+}
+
+/// One material's fresh results, with its index, which every exit into it reads.
+struct HeldResults {
+    index: TableIndex,
+    /// Two [`DrawWdl`] codes a byte.
+    codes: Vec<u8>,
 }
 
 impl DrawResults {
@@ -141,8 +147,11 @@ impl DrawResults {
             .chunks(2)
             .map(|two| two[0] | two.get(1).map_or(0, |&high| high << 4))
             .collect();
-        self.tables
-            .insert(signature, (TableIndex::new(signature), packed));
+        let held = HeldResults {
+            index: TableIndex::new(signature),
+            codes: packed,
+        };
+        self.tables.insert(signature, held);
     }
 
     /// Forgets the results of every signature but those `keep` accepts.
@@ -157,7 +166,7 @@ impl DrawResults {
             .get(signature)
             .ok_or_else(|| Error::Invariant(format!("rule table {signature} is not held")))?;
         table
-            .1
+            .codes
             .get((index / 2) as usize)
             .map(|&two| (two >> (4 * (index % 2))) & 0xf)
             .ok_or_else(|| Error::Invariant(format!("rule table {signature}: no position {index}")))
@@ -176,7 +185,7 @@ impl FreshResults for DrawResults {
     fn locate(&self, board: &Board) -> (Signature, u64) {
         let signature = Signature::of(board);
         let index = match self.tables.get(signature) {
-            Some((index, _)) => index.index(board),
+            Some(held) => held.index.index(board),
             None => TableIndex::new(signature).index(board),
         };
         (signature, index)
