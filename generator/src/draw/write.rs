@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::draw::results::{pure_wdl, FreshResults};
 use crate::draw::solve::DrawTable;
 use crate::pure::tableset::TableSet;
-use crate::pure::write::{encode, Compression, Fill, Layout};
+use crate::pure::write::{encode, encode_with_symbol_table, Compression, Fill, Layout};
 
 /// A section's symbols and which of them are don't-care.
 type Section = (Vec<u16>, BitVec<u64>);
@@ -32,26 +32,33 @@ pub struct Sections {
 /// (`docs/DRAW_RULES.md` §9.5). Four times the `.dtw` block, as the `.wdl` files.
 const RESULT_BLOCK: u32 = Layout::WDL.positions_per_block;
 
-/// One section compressed like the `.dtw` files, in blocks of `positions_per_block`.
+/// One section compressed like the `.dtw` files, in blocks of `positions_per_block`; the
+/// corners of a family of layers (`corners`) through a symbol table where they allow it.
 fn compress(
     rules: &MoveRules,
     signature: Signature,
     zstd_level: i32,
     positions_per_block: u32,
+    corners: bool,
     (symbols, dont_care): Section,
 ) -> std::io::Result<Vec<u8>> {
     let layout = Layout {
         compression: Compression::Level(zstd_level),
         positions_per_block,
     };
-    encode(
-        rules.id,
-        signature,
-        TableKind::Dtw,
-        (&symbols, &dont_care),
-        layout,
-        &[Fill::CHOSEN],
-    )
+    let entries = (symbols.as_slice(), dont_care.as_bitslice());
+    if corners {
+        encode_with_symbol_table(rules.id, signature, entries, layout, &[Fill::CHOSEN])
+    } else {
+        encode(
+            rules.id,
+            signature,
+            TableKind::Dtw,
+            entries,
+            layout,
+            &[Fill::CHOSEN],
+        )
+    }
 }
 
 /// A section of one symbol a position, none of them don't-care.
@@ -115,9 +122,11 @@ pub fn encode_sections(
 ) -> std::io::Result<Sections> {
     let mut images: Vec<(SectionRole, Vec<u8>)> = Vec::new();
     let mut add = |role: SectionRole, block: u32, section: Section| -> std::io::Result<()> {
+        let corners = matches!(role, SectionRole::Pre(f) | SectionRole::Post(f)
+            if f.kind == PlaneKind::LayersAz);
         images.push((
             role,
-            compress(rules, table.signature, zstd_level, block, section)?,
+            compress(rules, table.signature, zstd_level, block, corners, section)?,
         ));
         Ok(())
     };
@@ -189,7 +198,7 @@ pub fn finish_draw_table(
         let section = wide(turned.iter().by_vals().map(u16::from).collect());
         images.push((
             SectionRole::Alone(counter as u16),
-            compress(rules, signature, zstd_level, RESULT_BLOCK, section)?,
+            compress(rules, signature, zstd_level, RESULT_BLOCK, false, section)?,
         ));
     }
     let listed: Vec<(SectionRole, u64)> = images

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
-use dprobe::format::table::{BLOCK_ENTRY_LEN, HEADER_LEN, VERSION};
+use dprobe::format::table::{
+    BLOCK_ENTRY_LEN, HEADER_LEN, MAX_SYMBOL_TABLE, VERSION, VERSION_SYMBOL_TABLE,
+};
 use dprobe::format::{table_path, TableHeader, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::{has_capture, MoveRules, RuleSetId};
@@ -481,17 +483,107 @@ pub fn encode(
 ) -> io::Result<Vec<u8>> {
     let max_symbol = symbols.par_iter().copied().max().unwrap_or(0);
     let entries = ListedEntries { symbols, dont_care };
-    encode_entries(rules, signature, kind, &entries, max_symbol, layout, fills)
+    encode_entries(
+        rules,
+        signature,
+        kind,
+        &entries,
+        max_symbol,
+        &[],
+        layout,
+        fills,
+    )
+}
+
+/// [`encode`] for a DTW-kind table of two-byte symbols of which few are distinct (the corners of
+/// a rule table): where the entries that are not don't-care hold at most
+/// [`MAX_SYMBOL_TABLE`] distinct symbols, the file stores them in a symbol table, most common
+/// first, and each position as one byte, its symbol's place there (`docs/FORMAT.md`, "Symbol
+/// table"); else as [`encode`] does.
+pub fn encode_with_symbol_table(
+    rules: RuleSetId,
+    signature: Signature,
+    (symbols, dont_care): (&[u16], &BitSlice<u64>),
+    layout: Layout,
+    fills: &[Fill],
+) -> io::Result<Vec<u8>> {
+    let counts = symbols
+        .par_chunks(1 << 16)
+        .enumerate()
+        .fold(
+            || vec![0u64; 1 << 16],
+            |mut counts, (chunk, part)| {
+                let start = chunk << 16;
+                for (j, &symbol) in part.iter().enumerate() {
+                    if !dont_care.get(start + j).is_some_and(|skip| *skip) {
+                        counts[usize::from(symbol)] += 1;
+                    }
+                }
+                counts
+            },
+        )
+        .reduce(
+            || vec![0u64; 1 << 16],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+                a
+            },
+        );
+    let mut table: Vec<u16> = (0..=u16::MAX)
+        .filter(|&s| counts[usize::from(s)] > 0)
+        .collect();
+    if table.len() > usize::from(MAX_SYMBOL_TABLE) {
+        return encode(
+            rules,
+            signature,
+            TableKind::Dtw,
+            (symbols, dont_care),
+            layout,
+            fills,
+        );
+    }
+    if table.is_empty() {
+        table.push(0);
+    }
+    // Most common first, the smaller symbol on a tie: the places compress best in that order.
+    table.sort_by_key(|&s| (std::cmp::Reverse(counts[usize::from(s)]), s));
+    let mut place = vec![0u16; 1 << 16];
+    for (at, &symbol) in table.iter().enumerate() {
+        place[usize::from(symbol)] = at as u16;
+    }
+    let places: Vec<u16> = symbols.par_iter().map(|&s| place[usize::from(s)]).collect();
+    let entries = ListedEntries {
+        symbols: &places,
+        dont_care,
+    };
+    let max_place = table.len() as u16 - 1;
+    // A block of places holds as many bytes unpacked as a block of the two-byte symbols did.
+    let layout = Layout {
+        positions_per_block: layout.positions_per_block * 2,
+        ..layout
+    };
+    encode_entries(
+        rules,
+        signature,
+        TableKind::Dtw,
+        &entries,
+        max_place,
+        &table,
+        layout,
+        fills,
+    )
 }
 
 /// [`encode`] over entries read a block at a time; `max_symbol` is the largest symbol, don't-care
-/// entries included.
+/// entries included; with a `symbol_table` (non-empty), the entries are places in it.
+#[allow(clippy::too_many_arguments)]
 fn encode_entries(
     rules: RuleSetId,
     signature: Signature,
     kind: TableKind,
     entries: &impl Entries,
     max_symbol: u16,
+    symbol_table: &[u16],
     layout: Layout,
     fills: &[Fill],
 ) -> io::Result<Vec<u8>> {
@@ -529,7 +621,10 @@ fn encode_entries(
         .collect::<io::Result<_>>()?;
     let block_count = u32::try_from(blocks.len()).map_err(io::Error::other)?;
 
-    let mut table = Vec::with_capacity(blocks.len() * BLOCK_ENTRY_LEN);
+    let mut table = Vec::with_capacity(symbol_table.len() * 2 + blocks.len() * BLOCK_ENTRY_LEN);
+    for symbol in symbol_table {
+        table.extend_from_slice(&symbol.to_le_bytes());
+    }
     let mut end = 0u64;
     for block in &blocks {
         end += block.len() as u64;
@@ -538,7 +633,11 @@ fn encode_entries(
     }
 
     let header = TableHeader {
-        version: VERSION,
+        version: if symbol_table.is_empty() {
+            VERSION
+        } else {
+            VERSION_SYMBOL_TABLE
+        },
         kind,
         rules,
         signature,
@@ -546,7 +645,8 @@ fn encode_entries(
         positions_per_block: layout.positions_per_block,
         blocks: block_count,
         dtw_width: width as u8,
-        max_symbol,
+        max_symbol: symbol_table.iter().copied().max().unwrap_or(max_symbol),
+        symbol_table: symbol_table.len() as u16,
         file_len: 0,
     }
     .encode(xxh3_64(&table));
@@ -654,6 +754,7 @@ pub fn write_compressed(
             kind,
             &entries,
             max_symbol,
+            &[],
             layout,
             &[Fill::CHOSEN],
         )
@@ -746,6 +847,7 @@ mod tests {
                     kind,
                     &solved,
                     max_symbol,
+                    &[],
                     layout,
                     &[Fill::CHOSEN],
                 )
@@ -753,6 +855,120 @@ mod tests {
                 assert!(listed == streamed, "{kind:?} files differ ({longest})");
             }
         }
+    }
+
+    /// The symbols of every position of an encoded DTW-kind file, as a reader sees them.
+    fn read_back(bytes: Vec<u8>) -> Result<(TableHeader, Vec<u16>), dprobe::CorruptedTable> {
+        let file = dprobe::format::TableFile::from_bytes("t", bytes)?;
+        let mut all = Vec::new();
+        let mut block = Vec::new();
+        for b in 0..file.header().blocks {
+            file.block_symbols(b, &mut block)?;
+            all.extend_from_slice(&block);
+        }
+        Ok((*file.header(), all))
+    }
+
+    #[test]
+    fn few_distinct_symbols_are_stored_as_places_in_a_symbol_table() {
+        let signature: Signature = "KKvKM".parse().unwrap();
+        let size = TableIndex::new(signature).size() as usize;
+        // Corner-like codes: 120 distinct two-byte symbols; every eleventh entry don't-care.
+        let symbols: Vec<u16> = (0..size)
+            .map(|i| 0x8000 | ((i * 7 % 40) as u16) << 8 | (i % 3) as u16)
+            .collect();
+        let mut dont_care = bitvec![u64, Lsb0; 0; size];
+        for i in (0..size).step_by(11) {
+            dont_care.set(i, true);
+        }
+        let entries = (symbols.as_slice(), dont_care.as_bitslice());
+        let rules = RuleSetId::Russian;
+        let tabled =
+            encode_with_symbol_table(rules, signature, entries, Layout::DTW, &[Fill::CHOSEN])
+                .unwrap();
+        let plain = encode(
+            rules,
+            signature,
+            TableKind::Dtw,
+            entries,
+            Layout::DTW,
+            &[Fill::CHOSEN],
+        )
+        .unwrap();
+        assert!(
+            tabled.len() < plain.len(),
+            "{} against {}",
+            tabled.len(),
+            plain.len()
+        );
+        let (header, read) = read_back(tabled).unwrap();
+        assert_eq!(
+            (header.version, header.symbol_table, header.dtw_width),
+            (VERSION_SYMBOL_TABLE, 120, 1)
+        );
+        assert_eq!(header.max_symbol, symbols.iter().copied().max().unwrap());
+        for (i, (&written, &read)) in symbols.iter().zip(&read).enumerate() {
+            assert!(
+                dont_care[i] || written == read,
+                "position {i}: {written} read as {read}"
+            );
+        }
+
+        // Past 256 distinct symbols the file is an ordinary one of two-byte symbols.
+        let many: Vec<u16> = (0..size).map(|i| (i % 300) as u16).collect();
+        let none = bitvec![u64, Lsb0; 0; size];
+        let wide = encode_with_symbol_table(
+            rules,
+            signature,
+            (&many, &none),
+            Layout::DTW,
+            &[Fill::CHOSEN],
+        )
+        .unwrap();
+        let (header, read) = read_back(wide).unwrap();
+        assert_eq!(
+            (header.version, header.symbol_table, header.dtw_width),
+            (VERSION, 0, 2)
+        );
+        assert_eq!(read, many);
+    }
+
+    #[test]
+    fn a_place_past_the_symbol_table_or_a_changed_table_is_a_typed_error() {
+        let signature: Signature = "KKvK".parse().unwrap();
+        let size = TableIndex::new(signature).size() as usize;
+        let places: Vec<u16> = (0..size).map(|i| (i % 4) as u16).collect();
+        let none = bitvec![u64, Lsb0; 0; size];
+        let entries = ListedEntries {
+            symbols: &places,
+            dont_care: &none,
+        };
+        let encode_with = |table: &[u16]| {
+            encode_entries(
+                RuleSetId::Russian,
+                signature,
+                TableKind::Dtw,
+                &entries,
+                3,
+                table,
+                Layout::DTW,
+                &[Fill::CHOSEN],
+            )
+            .unwrap()
+        };
+        let (_, read) = read_back(encode_with(&[10, 20, 30, 40])).unwrap();
+        assert_eq!(read[..5], [10, 20, 30, 40, 10]);
+        // Places 2 and 3 have no symbol in a table of two.
+        let error = read_back(encode_with(&[10, 20])).unwrap_err();
+        assert!(
+            matches!(error.reason, dprobe::Corruption::BlockData(0)),
+            "{error}"
+        );
+        // The block table's checksum covers the symbol table.
+        let mut changed = encode_with(&[10, 20, 30, 40]);
+        changed[HEADER_LEN] ^= 1;
+        let error = read_back(changed).unwrap_err();
+        assert_eq!(error.reason, dprobe::Corruption::BlockTableChecksum);
     }
 
     #[test]

@@ -354,13 +354,13 @@ fn unread_family_entries_may_hold_anything() {
 /// Rule files of version 4 (which stored the filler entries of format 5 as values) are read as
 /// they are; older and newer versions are refused by name.
 #[test]
-fn rule_files_of_version_4_are_read_and_others_refused() {
+fn rule_files_of_versions_4_and_5_are_read_and_others_refused() {
     let built = russian();
     let copy = built.copy();
     let path = built.rules.path(copy.path(), sig("KKvK"));
     let written = std::fs::read(&path).unwrap();
-    assert_eq!(u16::from_le_bytes([written[8], written[9]]), 5);
-    for (version, readable) in [(4u16, true), (3, false), (6, false)] {
+    assert_eq!(u16::from_le_bytes([written[8], written[9]]), 6);
+    for (version, readable) in [(5u16, true), (4, true), (3, false), (7, false)] {
         // The version changed under a valid header checksum.
         let mut bytes = written.clone();
         bytes[8..10].copy_from_slice(&version.to_le_bytes());

@@ -23,9 +23,11 @@ use crate::value::Wdl;
 
 /// The first bytes of a draw-rule table file.
 pub const MAGIC: &[u8; 8] = b"DTBRULES";
-/// The version written. Version 5 leaves the family entries of capture positions and pure
-/// draws unspecified (no reader reads them); otherwise it is version 4, which is still read.
-pub const VERSION: u16 = 5;
+/// The version written. Version 5 left the family entries of capture positions and pure draws
+/// unspecified (no reader reads them); version 6 stores a family of layers' corners as one
+/// byte a position indexing a symbol table where a section has at most 256 distinct corners.
+/// Versions 4 and 5 are still read.
+pub const VERSION: u16 = 6;
 /// The oldest version read.
 const OLDEST_READ: u16 = 4;
 /// Bytes before the section list.
@@ -325,8 +327,10 @@ impl DrawFile {
                     if !fits {
                         return Err(corrupt(Corruption::BadHeader("sections out of order")));
                     }
-                    let one_byte =
-                        section.rank == 0 && section.layers == 1 && table.header().dtw_width == 1;
+                    let one_byte = section.rank == 0
+                        && section.layers == 1
+                        && table.header().dtw_width == 1
+                        && table.header().symbol_table == 0;
                     if !family.holds_corners() && !one_byte {
                         return Err(corrupt(Corruption::BadHeader(
                             "a family of one budget is one section of one byte a position",
@@ -654,7 +658,7 @@ pub fn alone_result(all: u8, turned: u8) -> Option<DrawWdl> {
 /// Every entry of a section (one byte per position), in index order.
 fn section_bytes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
     let header = table.header();
-    if header.dtw_width != 1 {
+    if header.dtw_width != 1 || header.symbol_table != 0 {
         return Err(table.corrupt(Corruption::BadHeader("rule entries wider than a byte")));
     }
     let mut out = Vec::with_capacity(header.positions as usize);
@@ -672,19 +676,11 @@ fn section_bytes(table: &TableFile) -> Result<Vec<u8>, CorruptedTable> {
 /// Every entry of a section (one or two bytes per position), in index order.
 fn section_symbols(table: &TableFile) -> Result<Vec<u16>, CorruptedTable> {
     let header = table.header();
-    let width = usize::from(header.dtw_width);
     let mut out = Vec::with_capacity(header.positions as usize);
     let mut block = Vec::new();
     for b in 0..header.blocks {
-        table.read_block(b, &mut block)?;
-        match width {
-            1 => out.extend(block.iter().map(|&v| u16::from(v))),
-            _ => out.extend(
-                block
-                    .chunks_exact(2)
-                    .map(|pair| u16::from_le_bytes([pair[0], pair[1]])),
-            ),
-        }
+        table.block_symbols(b, &mut block)?;
+        out.extend_from_slice(&block);
     }
     if out.len() as u64 != header.positions {
         return Err(table.corrupt(Corruption::BadHeader("section length")));

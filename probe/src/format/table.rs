@@ -22,9 +22,14 @@ use crate::rules::RuleSetId;
 pub const MAGIC: &[u8; 8] = b"DTBTABLE";
 /// The version written. Version 2 made the draws of a DTW file don't-care.
 pub const VERSION: u16 = 2;
+/// The version of a file with a symbol table ([`TableHeader::symbol_table`]): a version-2 file
+/// otherwise, written only where the table is used, so that other files stay as they were.
+pub const VERSION_SYMBOL_TABLE: u16 = 3;
 /// The versions this reader reads. The reader always takes draws from the WDL file, so
 /// version 1's DTW files (draws stored) read the same as version 2's.
-pub const READABLE_VERSIONS: std::ops::RangeInclusive<u16> = 1..=VERSION;
+pub const READABLE_VERSIONS: std::ops::RangeInclusive<u16> = 1..=VERSION_SYMBOL_TABLE;
+/// The most entries of a symbol table: one byte a position indexes it.
+pub const MAX_SYMBOL_TABLE: u16 = 256;
 /// Bytes of the header.
 pub const HEADER_LEN: usize = 64;
 /// Bytes per entry of the block table: the end offset of the block and its checksum.
@@ -56,8 +61,13 @@ pub struct TableHeader {
     pub blocks: u32,
     /// Bytes per position in a decompressed DTW block (1 or 2); 0 for WDL (2 bits each).
     pub dtw_width: u8,
-    /// The largest stored symbol (WDL: 0–2; DTW: distance + 1, or 0 for a draw in version 1).
+    /// The largest stored symbol (WDL: 0–2; DTW: distance + 1, or 0 for a draw in version 1;
+    /// with a symbol table, the largest of its symbols).
     pub max_symbol: u16,
+    /// Entries of the file's symbol table (version 3), 0 for none: with one, each position
+    /// holds one byte, the place in the table of its symbol (a file of a few distinct
+    /// two-byte symbols, as the corners of a rule table, then compresses as one-byte values).
+    pub symbol_table: u16,
     /// The length of the file in bytes.
     pub file_len: u64,
 }
@@ -105,6 +115,10 @@ pub struct TableFile {
     bytes: Bytes,
     header: TableHeader,
     index: TableIndex,
+    /// The symbol table (empty without one).
+    symbols: Vec<u16>,
+    /// Where the block table starts.
+    table_start: usize,
     /// Where the compressed blocks start.
     data_start: usize,
 }
@@ -211,7 +225,8 @@ impl TableFile {
         let table_len = (header.blocks as usize)
             .checked_mul(BLOCK_ENTRY_LEN)
             .ok_or(corrupt(Corruption::BadHeader("block count")))?;
-        let data_start = HEADER_LEN + table_len;
+        let table_start = HEADER_LEN + 2 * usize::from(header.symbol_table);
+        let data_start = table_start + table_len;
         let min_len = (data_start + CHECKSUM_LEN) as u64;
         if len < min_len {
             return Err(corrupt(Corruption::Truncated {
@@ -219,10 +234,15 @@ impl TableFile {
                 needed: min_len,
             }));
         }
-        let table = &data[HEADER_LEN..data_start];
-        if xxh3_64(table) != u64_at(data, 48) {
+        // The checksum covers the symbol table and the block table.
+        if xxh3_64(&data[HEADER_LEN..data_start]) != u64_at(data, 48) {
             return Err(corrupt(Corruption::BlockTableChecksum));
         }
+        let symbols: Vec<u16> = data[HEADER_LEN..table_start]
+            .chunks_exact(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        let table = &data[table_start..data_start];
         let mut previous_end = 0u64;
         for (block, entry) in table.chunks_exact(BLOCK_ENTRY_LEN).enumerate() {
             let end = u64_at(entry, 0);
@@ -248,6 +268,8 @@ impl TableFile {
             bytes,
             header,
             index,
+            symbols,
+            table_start,
             data_start,
         })
     }
@@ -328,7 +350,7 @@ impl TableFile {
     /// Checks block `block`'s checksum and decompresses it into `out`.
     pub(crate) fn read_block(&self, block: u32, out: &mut Vec<u8>) -> Result<(), CorruptedTable> {
         let data = self.bytes.as_slice();
-        let entry = HEADER_LEN + block as usize * BLOCK_ENTRY_LEN;
+        let entry = self.table_start + block as usize * BLOCK_ENTRY_LEN;
         let start = match block {
             0 => 0,
             _ => u64_at(data, entry - BLOCK_ENTRY_LEN),
@@ -363,12 +385,25 @@ impl TableFile {
             TableKind::Wdl => block
                 .get(offset / 4)
                 .map(|&byte| u16::from((byte >> (2 * (offset % 4))) & 3)),
-            TableKind::Dtw if self.header.dtw_width == 1 => block.get(offset).map(|&b| b.into()),
+            TableKind::Dtw if self.header.dtw_width == 1 => block
+                .get(offset)
+                .and_then(|&b| self.symbol_stored_as(b.into())),
             TableKind::Dtw => {
                 let at = offset.checked_mul(2)?;
                 let pair = block.get(at..at.checked_add(2)?)?;
                 Some(u16::from_le_bytes([pair[0], pair[1]]))
             }
+        }
+    }
+
+    /// The symbol a position whose stored value is `stored` holds: `stored` itself, or with a
+    /// symbol table the symbol at that place of it (`None` past its end).
+    #[inline]
+    pub(crate) fn symbol_stored_as(&self, stored: u16) -> Option<u16> {
+        if self.symbols.is_empty() {
+            Some(stored)
+        } else {
+            self.symbols.get(usize::from(stored)).copied()
         }
     }
 
@@ -446,12 +481,15 @@ impl TableHeader {
         header[24..28].copy_from_slice(&self.positions_per_block.to_le_bytes());
         header[28..32].copy_from_slice(&self.blocks.to_le_bytes());
         header[32] = CODEC_ZSTD;
-        // The value encoding: 1 for WDL's two bits, else the DTW width in bytes.
+        // The value encoding: 1 for WDL's two bits, else the DTW width in bytes, or 3 for one
+        // byte indexing the symbol table.
         header[33] = match self.kind {
             TableKind::Wdl => 1,
+            TableKind::Dtw if self.symbol_table > 0 => 3,
             TableKind::Dtw => self.dtw_width,
         };
         header[34..36].copy_from_slice(&self.max_symbol.to_le_bytes());
+        header[36..38].copy_from_slice(&self.symbol_table.to_le_bytes());
         header[48..56].copy_from_slice(&block_table_checksum.to_le_bytes());
         let header_sum = xxh3_64(&header[..56]);
         header[56..64].copy_from_slice(&header_sum.to_le_bytes());
@@ -483,13 +521,21 @@ fn parse_header(data: &[u8], len: u64) -> Result<TableHeader, Corruption> {
     if data[32] != CODEC_ZSTD {
         return Err(Corruption::BadHeader("unknown codec"));
     }
-    let dtw_width = match (kind, data[33]) {
-        (TableKind::Wdl, 1) => 0,
-        (TableKind::Dtw, width @ (1 | 2)) => width,
+    let version = u16_at(data, 8);
+    let (dtw_width, symbol_table) = match (kind, data[33]) {
+        (TableKind::Wdl, 1) => (0, 0),
+        (TableKind::Dtw, width @ (1 | 2)) => (width, 0),
+        (TableKind::Dtw, 3) if version >= VERSION_SYMBOL_TABLE => {
+            let entries = u16_at(data, 36);
+            if entries == 0 || entries > MAX_SYMBOL_TABLE {
+                return Err(Corruption::BadHeader("symbol table size"));
+            }
+            (1, entries)
+        }
         _ => return Err(Corruption::BadHeader("unknown value encoding")),
     };
     Ok(TableHeader {
-        version: u16_at(data, 8),
+        version,
         kind,
         rules,
         signature,
@@ -498,6 +544,7 @@ fn parse_header(data: &[u8], len: u64) -> Result<TableHeader, Corruption> {
         blocks,
         dtw_width,
         max_symbol: u16_at(data, 34),
+        symbol_table,
         file_len: len,
     })
 }
@@ -520,5 +567,36 @@ mod tests {
         header[..8].copy_from_slice(MAGIC);
         header[8] = 1;
         assert_eq!(reason(header), Corruption::HeaderChecksum);
+    }
+
+    #[test]
+    fn a_symbol_table_is_read_only_from_version_3_and_within_256_entries() {
+        let with = |version: u16, entries: u16| {
+            let header = TableHeader {
+                version,
+                kind: TableKind::Dtw,
+                rules: RuleSetId::Russian,
+                signature: "KvK".parse().unwrap(),
+                positions: TableIndex::new("KvK".parse().unwrap()).size(),
+                positions_per_block: 1 << 14,
+                blocks: 1,
+                dtw_width: 1,
+                max_symbol: 9,
+                symbol_table: entries,
+                file_len: 0,
+            };
+            let mut bytes = header.encode(0).to_vec();
+            bytes.resize(400, 0);
+            TableFile::from_bytes("t", bytes).unwrap_err().reason
+        };
+        let encoding = Corruption::BadHeader("unknown value encoding");
+        assert_eq!(with(VERSION, 4), encoding);
+        let size = Corruption::BadHeader("symbol table size");
+        assert_eq!(with(VERSION_SYMBOL_TABLE, MAX_SYMBOL_TABLE + 1), size);
+        // A table within the limit gets past the header to the block table's checksum.
+        assert_eq!(
+            with(VERSION_SYMBOL_TABLE, 4),
+            Corruption::BlockTableChecksum
+        );
     }
 }

@@ -395,7 +395,9 @@ impl Tablebase {
         let spot = Spot::of(file, offset);
         let key = page_key(file, id, block, spot.byte / PAGE_BYTES)?;
         let (word, len) = self.cache.get(key, spot.byte % PAGE_BYTES / 8)?;
-        (spot.byte % PAGE_BYTES + spot.width <= len as usize).then(|| spot.decode(word))
+        (spot.byte % PAGE_BYTES + spot.width <= len as usize)
+            .then(|| spot.decode(word))
+            .and_then(|stored| file.symbol_stored_as(stored))
     }
 
     /// The `.wdl` value of `board`, a position without a capture, if its file is open and its

@@ -37,6 +37,10 @@ pub fn info(file: &Path) -> Result<ExitCode, CliError> {
         "encoding           {}",
         match h.dtw_width {
             0 => "2 bits per position (0 loss, 1 draw, 2 win)".to_string(),
+            _ if h.symbol_table > 0 => format!(
+                "1 byte per position, a place in a symbol table of {}",
+                h.symbol_table
+            ),
             w if h.version == 1 => format!("{w} byte(s) per position (0 draw, else distance + 1)"),
             w => format!(
                 "{w} byte(s) per position (distance + 1; draws are read from the .wdl file)"
@@ -121,7 +125,12 @@ fn rules_info(file: &Path) -> Result<ExitCode, CliError> {
                 _ => format!("counter {k} alone"),
             },
         };
-        let bytes = section.header().file_len;
+        let header = section.header();
+        let what = match header.symbol_table {
+            0 => what,
+            n => format!("{what} ({n} in table)"),
+        };
+        let bytes = header.file_len;
         out!("  {what:<30} {bytes:>12} {:>8.4}", bits(bytes));
     }
     out!("file size          {file_len} bytes");
