@@ -46,10 +46,11 @@ fn compress(
         compression: Compression::Level(zstd_level),
         positions_per_block,
     };
-    let entries = (symbols.as_slice(), dont_care.as_bitslice());
     if corners {
+        let entries = (symbols, dont_care.as_bitslice());
         encode_with_symbol_table(rules.id, signature, entries, layout, &[Fill::CHOSEN])
     } else {
+        let entries = (symbols.as_slice(), dont_care.as_bitslice());
         encode(
             rules.id,
             signature,

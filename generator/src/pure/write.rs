@@ -499,11 +499,12 @@ pub fn encode(
 /// a rule table): where the entries that are not don't-care hold at most
 /// [`MAX_SYMBOL_TABLE`] distinct symbols, the file stores them in a symbol table, most common
 /// first, and each position as one byte, its symbol's place there (`docs/FORMAT.md`, "Symbol
-/// table"); else as [`encode`] does.
+/// table"); else as [`encode`] does. The places are written over `symbols`, which a large
+/// section would otherwise hold twice.
 pub fn encode_with_symbol_table(
     rules: RuleSetId,
     signature: Signature,
-    (symbols, dont_care): (&[u16], &BitSlice<u64>),
+    (mut symbols, dont_care): (Vec<u16>, &BitSlice<u64>),
     layout: Layout,
     fills: &[Fill],
 ) -> io::Result<Vec<u8>> {
@@ -537,7 +538,7 @@ pub fn encode_with_symbol_table(
             rules,
             signature,
             TableKind::Dtw,
-            (symbols, dont_care),
+            (&symbols, dont_care),
             layout,
             fills,
         );
@@ -551,9 +552,11 @@ pub fn encode_with_symbol_table(
     for (at, &symbol) in table.iter().enumerate() {
         place[usize::from(symbol)] = at as u16;
     }
-    let places: Vec<u16> = symbols.par_iter().map(|&s| place[usize::from(s)]).collect();
+    symbols
+        .par_iter_mut()
+        .for_each(|s| *s = place[usize::from(*s)]);
     let entries = ListedEntries {
-        symbols: &places,
+        symbols: &symbols,
         dont_care,
     };
     let max_place = table.len() as u16 - 1;
@@ -883,9 +886,14 @@ mod tests {
         }
         let entries = (symbols.as_slice(), dont_care.as_bitslice());
         let rules = RuleSetId::Russian;
-        let tabled =
-            encode_with_symbol_table(rules, signature, entries, Layout::DTW, &[Fill::CHOSEN])
-                .unwrap();
+        let tabled = encode_with_symbol_table(
+            rules,
+            signature,
+            (symbols.clone(), &dont_care),
+            Layout::DTW,
+            &[Fill::CHOSEN],
+        )
+        .unwrap();
         let plain = encode(
             rules,
             signature,
@@ -920,7 +928,7 @@ mod tests {
         let wide = encode_with_symbol_table(
             rules,
             signature,
-            (&many, &none),
+            (many.clone(), &none),
             Layout::DTW,
             &[Fill::CHOSEN],
         )
