@@ -886,14 +886,17 @@ mod tests {
         }
         let entries = (symbols.as_slice(), dont_care.as_bitslice());
         let rules = RuleSetId::Russian;
-        let tabled = encode_with_symbol_table(
-            rules,
-            signature,
-            (symbols.clone(), &dont_care),
-            Layout::DTW,
-            &[Fill::CHOSEN],
-        )
-        .unwrap();
+        let with_table = |symbols: Vec<u16>, dont_care: &BitSlice<u64>| {
+            encode_with_symbol_table(
+                rules,
+                signature,
+                (symbols, dont_care),
+                Layout::DTW,
+                &[Fill::CHOSEN],
+            )
+            .unwrap()
+        };
+        let tabled = with_table(symbols.clone(), &dont_care);
         let plain = encode(
             rules,
             signature,
@@ -925,14 +928,7 @@ mod tests {
         // Past 256 distinct symbols the file is an ordinary one of two-byte symbols.
         let many: Vec<u16> = (0..size).map(|i| (i % 300) as u16).collect();
         let none = bitvec![u64, Lsb0; 0; size];
-        let wide = encode_with_symbol_table(
-            rules,
-            signature,
-            (many.clone(), &none),
-            Layout::DTW,
-            &[Fill::CHOSEN],
-        )
-        .unwrap();
+        let wide = with_table(many.clone(), &none);
         let (header, read) = read_back(wide).unwrap();
         assert_eq!(
             (header.version, header.symbol_table, header.dtw_width),
