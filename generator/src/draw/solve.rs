@@ -799,6 +799,12 @@ impl Pair<'_> {
     /// A move back to `pre` (`Cross::Leave`) needs one ply of budget to be played, and a second
     /// to leave the child off the limit unless its mover has no move.
     fn thresholds(&self, cap: Option<u16>, cross: Cross) -> Result<Planes, Error> {
+        let values = self.threshold_values(cap, cross)?;
+        Ok(values.iter().map(|v| Stairs::single(v)).collect())
+    }
+
+    /// Per side and position, the least budget of [`Pair::thresholds`] (or [`NEVER`]).
+    fn threshold_values(&self, cap: Option<u16>, cross: Cross) -> Result<Vec<Vec<u8>>, Error> {
         let z_full = self.z_full;
         let mut values: Vec<Vec<u8>> = self
             .class
@@ -917,7 +923,7 @@ impl Pair<'_> {
                 )));
             }
         }
-        Ok(values.iter().map(|v| Stairs::single(v)).collect())
+        Ok(values)
     }
 
     /// Two budgets: layer `k` holds, per position, the least `Z` with which the winner wins when
@@ -931,6 +937,11 @@ impl Pair<'_> {
         } else {
             0
         };
+        // No layer's least Z is below the one with `A` unbounded (the family solved with `Z`
+        // alone: each move's requirement there is at most what it is at any layer), and a
+        // least Z never rises from a layer to the next: a position at that floor stays there and
+        // is not worked out again. Most positions reach it long before the last layer.
+        let floor = self.threshold_values(Some(z_full), post.map_or(Cross::Stay, Cross::Enter))?;
         let mut built: Vec<StairsBuilder> = self
             .class
             .iter()
@@ -956,6 +967,7 @@ impl Pair<'_> {
                 z_full,
                 post,
                 built: &built,
+                floor: &floor,
             };
             let may_settle = k > z_full.max(entry_cap);
             if k == 1 {
@@ -1008,6 +1020,8 @@ struct LayerStep<'a> {
     post: Option<&'a Planes>,
     /// The staircases so far, whose last layer is `k - 1`.
     built: &'a [StairsBuilder],
+    /// Per side and position, the least Z with `A` unbounded, below which no layer goes.
+    floor: &'a [Vec<u8>],
 }
 
 impl Pair<'_> {
@@ -1020,11 +1034,11 @@ impl Pair<'_> {
             z_full,
             post,
             built,
+            floor,
         } = *step;
-        // An open position's value is at least 1 (every move costs a ply, or restarts the count
-        // at 1) and never rises from one layer to the next: at 1 it stays.
-        if k > 1 && built[s].last()[i] == 1 {
-            return 1;
+        let (last, floor) = (built[s].last()[i], floor[s][i]);
+        if last == floor {
+            return last;
         }
         let side = &self.sides[s];
         let winner_moves = side.pure.get(i) == Wdl::Win;
@@ -1071,11 +1085,13 @@ impl Pair<'_> {
                 break;
             }
         }
-        if acc <= k.min(z_full) {
+        let value = if acc <= k.min(z_full) {
             acc as u8
         } else {
             NEVER
-        }
+        };
+        debug_assert!(value >= floor, "a least Z below the floor of A unbounded");
+        value
     }
 }
 
