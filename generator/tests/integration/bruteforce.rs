@@ -1,6 +1,7 @@
 //! The solver against a brute-force solver written separately here: forward iteration to a
 //! fixpoint over every position, in a hash map, with its own enumeration of positions (no index,
-//! no un-moves, no counters). Every position of every signature up to 3 pieces is compared, and
+//! no un-moves, no counters; the boards placed square by square, as the draw rules' brute force
+//! places them). Every position of every signature up to 3 pieces is compared, and
 //! a closed set of 4-piece king endings; so are the longest wins and mutual zugzwangs `dtb find`
 //! reports there.
 
@@ -18,46 +19,7 @@ use draughts_generator::pure::tableset::TableSet;
 use draughts_generator::pure::verify::verify_table;
 use draughts_generator::pure::write::capture_flags;
 
-/// Every valid board with the given signature, by placing pieces square by square.
-fn enumerate(signature: Signature) -> Vec<Board> {
-    fn place(square: u8, left: [u8; 4], board: Board, out: &mut Vec<Board>) {
-        if left == [0; 4] {
-            if board.is_valid() {
-                out.push(board);
-            }
-            return;
-        }
-        if square == 32 {
-            return;
-        }
-        place(square + 1, left, board, out);
-        for kind in 0..4 {
-            if left[kind] == 0 {
-                continue;
-            }
-            let mut next = board;
-            let bit = 1u32 << square;
-            match kind {
-                0 => next.men |= bit,
-                1 => next.kings |= bit,
-                2 => next.opp_men |= bit,
-                _ => next.opp_kings |= bit,
-            }
-            let mut rest = left;
-            rest[kind] -= 1;
-            place(square + 1, rest, next, out);
-        }
-    }
-    let mut out = Vec::new();
-    let left = [
-        signature.mover_men,
-        signature.mover_kings,
-        signature.opp_men,
-        signature.opp_kings,
-    ];
-    place(0, left, Board::default(), &mut out);
-    out
-}
+use crate::full_state::enumerate_boards;
 
 /// Values of every position in `universe` (which must be closed under moves, apart from
 /// positions where the side to move has no pieces), by rounds: in round `d` a position becomes
@@ -139,7 +101,10 @@ fn check_rule_set(variant: Variant, pieces: u32, extra: &[&str]) {
     let mut signatures: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
     signatures.extend(names(extra));
 
-    let universe: Vec<Board> = signatures.iter().flat_map(|&s| enumerate(s)).collect();
+    let universe: Vec<Board> = signatures
+        .iter()
+        .flat_map(|&s| enumerate_boards(s))
+        .collect();
     let expected = brute_force(&universe, &variant.moves);
     let mut mismatches = Vec::new();
     for board in &universe {
@@ -173,7 +138,7 @@ fn check_theory(
 ) {
     let rules = &variant.moves;
     for &signature in signatures {
-        let boards = enumerate(signature);
+        let boards = enumerate_boards(signature);
         let index = dprobe::index::TableIndex::new(signature);
         // Longest wins: the same length, and the same positions at that length.
         let longest = boards
