@@ -18,7 +18,7 @@ use crate::draw::write::{
     counters_alone, encode_sections, existing_fresh, finish_draw_table, FreshAndAlone, Sections,
 };
 use crate::error::{io_error, Error};
-use crate::pure::build::{plan, BuildObserver, PairTimes, Planned};
+use crate::pure::build::{plan, remove_raw_files, BuildObserver, PairTimes, Planned};
 use crate::pure::tableset::TableSet;
 use crate::pure::write::{remove_partial_files, write_atomically};
 
@@ -103,12 +103,18 @@ impl Alone {
 /// counter, and a pair is solved again under a counter only if it changes some value under all
 /// the rules and the counter applies to it or to a material it may reach that the counter
 /// changes; otherwise its results alone are the pure game's.
+///
+/// A pair's pure results are read from its raw files where a build left them
+/// ([`BuildOptions::raw_for_rules`](crate::pure::build::BuildOptions::raw_for_rules)); without
+/// `keep_raw`, those are deleted once the pair's rule tables are written, where its published
+/// files are in place.
 pub fn generate_draw_tables(
     dir: &Path,
     rules: &MoveRules,
     draw: &DrawRules,
     pieces: u32,
     zstd_level: i32,
+    keep_raw: bool,
     observer: &dyn BuildObserver,
 ) -> Result<(), Error> {
     // This build owns the folder: what a killed run was writing is of no use.
@@ -148,6 +154,10 @@ pub fn generate_draw_tables(
                 if still_read(*s) {
                     results.insert(*s, &fresh);
                 }
+            }
+            if !keep_raw {
+                pure.close_all_but([]);
+                remove_raw_files(dir, rules, std::slice::from_ref(planned), &[])?;
             }
             observer.pair_skipped(planned);
             continue;
@@ -227,6 +237,9 @@ pub fn generate_draw_tables(
                 counter.insert(signature, std::mem::take(&mut turned[side]), &fresh);
             }
             results.insert(signature, &fresh);
+        }
+        if !keep_raw {
+            remove_raw_files(dir, rules, std::slice::from_ref(planned), &[])?;
         }
         let times = PairTimes {
             solving,

@@ -3,7 +3,7 @@
 
 use bitvec::vec::BitVec;
 use dprobe::format::draw::{alone_result, alone_symbol};
-use dprobe::format::TableKind;
+use dprobe::format::{raw_table_path, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::{has_capture, legal_moves, Board};
 use dprobe::{DrawWdl, Wdl};
@@ -13,14 +13,15 @@ use crate::pure::tableset::TableSet;
 use crate::pure::unpack::{is_published, open};
 use crate::Error;
 
-/// The pure result of every position of `signature`, in index order: from its `.wdl` file where
-/// the table is published, a capture position's (don't-care there) the best of its captures'
-/// results, taken from `smaller`'s fresh results, which carry the pure result; else from its
-/// table in `pure` (raw files).
+/// The pure result of every position of `signature`, in index order: from its raw file where a
+/// build left one (it holds every value, those of capture positions too); else from its `.wdl`
+/// file, a capture position's (don't-care there) the best of its captures' results, taken from
+/// `smaller`'s fresh results, which carry the pure result.
 ///
 /// A rule build reads nothing else of a pure table. Rebuilding the raw table from the published
 /// files instead decodes its `.dtw` file too and, for its captures, every smaller table the same
-/// way, again for each pair.
+/// way, again for each pair. Valuing the capture positions is what the raw file saves: about a
+/// seventh of the CPU of a rule build (docs/DRAW_RULES.md §9.11).
 ///
 /// # Errors
 ///
@@ -31,8 +32,13 @@ pub fn pure_wdl(
     signature: Signature,
 ) -> Result<Vec<Wdl>, Error> {
     let (dir, rules) = (pure.dir(), pure.rules());
-    if !is_published(dir, rules, signature) {
-        return crate::draw::tables::pure_results(pure, signature);
+    let published = is_published(dir, rules, signature);
+    if !published || raw_table_path(dir, rules.id, signature).exists() {
+        match crate::draw::tables::pure_results(pure, signature) {
+            // A damaged raw file is only a shortcut missed where the published files are there.
+            Err(_) if published => {}
+            read => return read,
+        }
     }
     let wdl = open(dir, rules, signature, TableKind::Wdl)?;
     let index = TableIndex::new(signature);

@@ -154,7 +154,7 @@ fn read_by(ahead: &[Planned]) -> Vec<bool> {
 /// Deletes the raw working file of each table of `done` that no pair of `ahead` reads and whose
 /// published files are in place (a table without them keeps its raw file, the only copy of
 /// its values).
-fn remove_raw_files(
+pub(crate) fn remove_raw_files(
     dir: &Path,
     rules: &MoveRules,
     done: &[Planned],
@@ -216,6 +216,10 @@ pub struct BuildOptions {
     /// file is deleted as soon as no pair still to be solved reads it (and not written at all
     /// if none does), so that a finished build leaves only the published files.
     pub keep_raw: bool,
+    /// Whether a rule build follows that reads the raw files (cheaper than the published ones,
+    /// [`crate::draw::results::pure_wdl`]): every pair's raw files are written and left in
+    /// place, for that build to delete pair by pair once its rule tables are written.
+    pub raw_for_rules: bool,
 }
 
 impl Default for BuildOptions {
@@ -224,6 +228,7 @@ impl Default for BuildOptions {
             compression: Compression::Quick,
             recompress: false,
             keep_raw: false,
+            raw_for_rules: false,
         }
     }
 }
@@ -304,11 +309,12 @@ pub fn generate_with(
                 .flat_map(|p| [p.signature, p.signature.flipped()]),
         );
         let read_later = read_by(ahead);
-        let raw_read_later = pair_of(planned.signature)
-            .iter()
-            .any(|s| read_later[s.slot()]);
+        let raw_read_later = options.raw_for_rules
+            || pair_of(planned.signature)
+                .iter()
+                .any(|s| read_later[s.slot()]);
         build_pair(&tables, planned, raw_read_later, options, observer)?;
-        if !options.keep_raw {
+        if !options.keep_raw && !options.raw_for_rules {
             remove_raw_files(dir, rules, &planned_pairs[..=step], ahead)?;
         }
     }

@@ -116,7 +116,16 @@ impl Built {
         let variant = rules.variant;
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
-        generate_draw_tables(dir.path(), &variant.moves, &rules.draw, pieces, 1, &Silent).unwrap();
+        generate_draw_tables(
+            dir.path(),
+            &variant.moves,
+            &rules.draw,
+            pieces,
+            1,
+            false,
+            &Silent,
+        )
+        .unwrap();
         Built { dir, rules, pieces }
     }
 

@@ -7,7 +7,7 @@ use dprobe::Variant;
 use draughts_generator::pure::build::BuildOptions;
 
 use crate::error::CliError;
-use crate::generate::{build, build_rules, RULES_ZSTD_LEVEL};
+use crate::generate::{generate, Request, RULES_ZSTD_LEVEL};
 use crate::probe::{probe, Counts, DrawRequest};
 
 /// The ending `dtb demo` shows: three kings against one, the lone king off the long diagonal
@@ -16,9 +16,15 @@ pub const DEMO_FEN: &str = "W:WK21,K26,K30:BK31";
 
 pub fn demo(dir: &Path) -> Result<(), CliError> {
     let variant = Variant::RUSSIAN;
-    let options = BuildOptions::default();
-    build(&variant, 4, dir, &options, false)?;
-    build_rules(&variant, &variant.draw_rules(), 4, dir, RULES_ZSTD_LEVEL)?;
+    generate(&Request {
+        variant: &variant,
+        pieces: 4,
+        dir,
+        options: BuildOptions::default(),
+        draw: variant.draw_rules(),
+        rules_zstd_level: RULES_ZSTD_LEVEL,
+        json: false,
+    })?;
     out!(
         "Three kings against one (Russian rules), from the tables in {}:",
         dir.display()

@@ -37,6 +37,12 @@ pub struct Request<'a> {
     pub json: bool,
 }
 
+/// Up to this many pieces the pure build leaves its raw files for the rule build that follows,
+/// which deletes them pair by pair: one byte a position, 2.6 GB at 6 pieces. At 7 pieces they
+/// would be 37 GB, past a 7-piece build's disk budget, and the 7-piece rule tables need a
+/// cluster's memory anyway (docs/DRAW_RULES.md §9.3).
+const RAW_FOR_RULES_MAX_PIECES: u32 = 6;
+
 /// The pure tables, then the rule tables under `draw`.
 pub fn generate(request: &Request) -> Result<(), CliError> {
     let Request {
@@ -45,13 +51,19 @@ pub fn generate(request: &Request) -> Result<(), CliError> {
         dir,
         ..
     } = *request;
-    build(variant, pieces, dir, &request.options, request.json)?;
+    let options = BuildOptions {
+        raw_for_rules: request.draw.preset != DrawPreset::None
+            && pieces <= RAW_FOR_RULES_MAX_PIECES,
+        ..request.options
+    };
+    build(variant, pieces, dir, &options, request.json)?;
     build_rules(
         variant,
         &request.draw,
         pieces,
         dir,
         request.rules_zstd_level,
+        options.keep_raw,
     )
 }
 
@@ -72,6 +84,7 @@ pub fn generate_unit(request: &Request, unit: &str) -> Result<(), CliError> {
             pieces,
             dir,
             request.rules_zstd_level,
+            request.options.keep_raw,
         );
     }
     let started = Instant::now();
@@ -196,12 +209,15 @@ pub fn build(
 }
 
 /// Builds the rule tables under `draw` missing from `dir`, up to `pieces`; none for `none`.
+/// Without `keep_raw`, the raw files of the pure tables are deleted as their rule tables are
+/// written.
 pub fn build_rules(
     variant: &Variant,
     draw: &DrawRules,
     pieces: u32,
     dir: &Path,
     zstd_level: i32,
+    keep_raw: bool,
 ) -> Result<(), CliError> {
     if draw.preset == DrawPreset::None {
         return Ok(());
@@ -213,7 +229,15 @@ pub fn build_rules(
     );
     let started = Instant::now();
     let bars = Bars::new(total);
-    let result = generate_draw_tables(dir, &variant.moves, draw, pieces, zstd_level, &bars);
+    let result = generate_draw_tables(
+        dir,
+        &variant.moves,
+        draw,
+        pieces,
+        zstd_level,
+        keep_raw,
+        &bars,
+    );
     bars.finish();
     result?;
     eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());

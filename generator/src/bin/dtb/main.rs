@@ -106,8 +106,9 @@ enum Command {
         /// Keep the raw working files (`.dtr`, one byte a position where the table's distances
         /// allow, else two) when the build is done.
         /// Without it a table's raw file is deleted as soon as no table still to be built reads
-        /// it, and the finished build leaves only the published files: the tables they hold
-        /// are read back from those when a later build, `verify` or `stats` needs them.
+        /// it (up to 6 pieces, the rule tables built after the pure ones read each pair's own),
+        /// and the finished build leaves only the published files: the tables they hold are
+        /// read back from those when a later build, `verify` or `stats` needs them.
         #[arg(long)]
         keep_raw: bool,
         /// Build one unit of `dtb plan` only (a pair of tables, a part of a large pair
@@ -343,6 +344,8 @@ fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 compression: zstd_level.map_or(compression.into(), Compression::Level),
                 recompress,
                 keep_raw,
+                // `generate::generate` decides, knowing the rule tables to follow.
+                raw_for_rules: false,
             };
             let request = generate::Request {
                 variant: &variant,
