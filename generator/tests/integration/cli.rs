@@ -8,6 +8,8 @@ use dprobe::format::raw_table_path;
 use dprobe::{index::Signature, rules::RuleSetId, Value};
 use draughts_generator::pure::store::{write_table, Table};
 
+use crate::published::{assert_same_files, files};
+
 fn dtb(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dtb"))
         .args(args)
@@ -356,46 +358,24 @@ fn compressed_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-/// Every file under `dir`, by its path below it.
-fn every_file(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                let name = path
-                    .strip_prefix(dir)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                files.push((name, fs::read(&path).unwrap()));
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 #[test]
 fn rule_tables_built_after_the_pure_ones_read_their_raw_files_and_leave_none() {
     // In one command the rule build reads each pair's raw files, then deletes them.
     let together = built("brazilian", &[]);
-    let files = every_file(together.path());
-    let raw: Vec<&String> = files
-        .iter()
-        .map(|(name, _)| name)
+    let built_together = files(together.path());
+    let raw: Vec<&String> = built_together
+        .keys()
         .filter(|n| n.ends_with(".dtr"))
         .collect();
     assert!(raw.is_empty(), "{raw:?}");
-    assert!(files.iter().any(|(name, _)| name.ends_with("KKvK.rules")));
+    assert!(built_together
+        .keys()
+        .any(|name| name.ends_with("KKvK.rules")));
     // The same files as rule tables built later from the published files alone.
     let apart = built("brazilian", &["--draw-rules", "none"]);
     let out = generate_3("brazilian", apart.path().to_str().unwrap(), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(every_file(apart.path()) == files);
+    assert_same_files(&built_together, &files(apart.path()), "brazilian");
     // With `--keep-raw` both builds keep them.
     let kept = built("brazilian", &["--keep-raw"]);
     let rules = RuleSetId::Brazilian;
