@@ -36,7 +36,7 @@ fn tables_dir() -> (PathBuf, Option<tempfile::TempDir>) {
         &VARIANT.draw_rules(),
         4,
         3,
-        false,
+        true,
         &Silent,
     )
     .unwrap();

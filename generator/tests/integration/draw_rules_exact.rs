@@ -49,7 +49,7 @@ impl Built {
         let preset = draw.preset;
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
-        generate_draw_tables(dir.path(), &variant.moves, &draw, pieces, 3, false, &Silent).unwrap();
+        generate_draw_tables(dir.path(), &variant.moves, &draw, pieces, 3, true, &Silent).unwrap();
         let mut tables = Tablebase::new(variant);
         tables.add_directory(dir.path()).unwrap();
         tables.set_draw_rules(draw.clone()).unwrap();

@@ -122,7 +122,7 @@ impl Built {
             &rules.draw,
             pieces,
             1,
-            false,
+            true,
             &Silent,
         )
         .unwrap();

@@ -60,7 +60,7 @@ fn warm_probes_allocate_nothing() {
     let variant = Variant::RUSSIAN;
     let dir = built(&variant);
     let draw = variant.draw_rules();
-    generate_draw_tables(dir, &variant.moves, &draw, 4, 3, false, &Silent).unwrap();
+    generate_draw_tables(dir, &variant.moves, &draw, 4, 3, true, &Silent).unwrap();
     let tables = tablebase(&variant, dir);
     // Quiet positions and positions where the mover must capture (followed into smaller
     // tables), won, drawn and lost.

@@ -52,7 +52,7 @@ pub fn tables(variant: &Variant) -> &'static Path {
     let mut built = DRAW_BUILT.lock().unwrap();
     let key = (variant.moves.id, rules.directory_name());
     if !built.contains(&key) {
-        generate_draw_tables(dir, &variant.moves, &rules, pieces, 3, false, &Silent).unwrap();
+        generate_draw_tables(dir, &variant.moves, &rules, pieces, 3, true, &Silent).unwrap();
         built.push(key);
     }
     dir
