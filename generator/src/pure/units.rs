@@ -23,13 +23,13 @@ pub(crate) fn cpu_seconds_per_position(pair: Signature) -> f64 {
 }
 
 /// How a pair's cost per position compares with its piece count's average, by its number of
-/// men: from 7 pieces on, pairs with few men cost two to three times the average (their
-/// kings-only slices outgrow the caches) and those with three to six men two thirds of it. The
-/// factors are the first 7-piece build's (Iberian, wall time per position of each group of
-/// pairs over the build's, docs/PERFORMANCE.md "Seven pieces"); below 7 pieces the groups
-/// differ by less than the noise of the measurement, and count alike.
+/// men: from 7 pieces on, pairs with no man or one cost one and a half to two times the average
+/// (their kings-only slices outgrow the caches), those with three to six men four fifths to
+/// nineteen twentieths of it. The factors are the idle 7-piece build's (Iberian, wall time per
+/// position of each group of pairs over the build's, docs/PERFORMANCE.md "Seven pieces"); below
+/// 7 pieces the groups differ by less than the noise of the measurement, and count alike.
 fn men_factor(pieces: u32, men: u8) -> f64 {
-    const AT_7: [f64; 8] = [2.20, 2.10, 1.55, 0.72, 0.67, 0.69, 0.76, 1.71];
+    const AT_7: [f64; 8] = [1.88, 1.54, 1.10, 0.95, 0.87, 0.81, 0.90, 2.02];
     if pieces < 7 {
         1.0
     } else {
@@ -281,6 +281,24 @@ mod tests {
         // Kings-heavy pairs cost more than pairs with men from 7 pieces on, alike below.
         assert_eq!(per_position("KKKvKK"), per_position("MMMvMM"));
         assert!(per_position("KKKKvKKK") > 2.0 * per_position("KKMMvKMM"));
+        // The weights by men share out the 7-piece tables' time, not add to it: weighed by their
+        // positions they average one.
+        let seven: Vec<_> = plan(7)
+            .into_iter()
+            .filter(|p| p.signature.pieces() == 7)
+            .collect();
+        let positions: f64 = seven.iter().map(|p| p.positions as f64).sum();
+        let weighed: f64 = seven
+            .iter()
+            .map(|p| {
+                p.positions as f64 * men_factor(7, p.signature.mover_men + p.signature.opp_men)
+            })
+            .sum();
+        assert!(
+            (weighed / positions - 1.0).abs() < 0.01,
+            "{}",
+            weighed / positions
+        );
         let six = units(6, DEFAULT_PART_POSITIONS);
         let largest = six.iter().max_by_key(|u| u.positions).unwrap();
         // The largest 6-piece pair: about a minute of CPU.
