@@ -26,9 +26,7 @@ use crate::pure::build::{
     build_pair, pair_of, write_pair, BuildObserver, BuildOptions, FinishedTable, PairTimes, Planned,
 };
 use crate::pure::slices::Slices;
-use crate::pure::solve::{
-    needs_wide_queues, pair_sides, solve_levels, solved_table, Pages, Side, Solved,
-};
+use crate::pure::solve::{pair_sides, solve_levels, solved_table, Pages, Side, Solved, SolverMode};
 use crate::pure::tableset::TableSet;
 use crate::pure::unpack::is_published;
 use crate::pure::write::temporary_path;
@@ -219,8 +217,8 @@ pub(super) fn generate_part(
             .sum();
         observer.phase("solve", positions);
         let range = levels.low..=levels.high;
-        let wide = needs_wide_queues(signature);
-        solve_levels(&rules, &tables, &sides, &slices, range, observer, wide)?;
+        let mode = SolverMode::of(signature);
+        solve_levels(&rules, &tables, &sides, &slices, range, observer, mode)?;
         write_part_file(&own, signature, levels, &sides, &slices)?;
     }
     if levels.low > 0 {

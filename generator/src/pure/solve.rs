@@ -452,10 +452,7 @@ impl PairSolver<'_> {
     /// stores a draw for whatever is still undecided.
     fn solve_slices<Q: Queued>(&self, unit: &[Slice], slices: &Slices, progress: &dyn Progress) {
         let run = slices.run;
-        let parts: Vec<(usize, u64)> = unit
-            .iter()
-            .flat_map(|slice| slices.runs_of(slice, self.sides.len()))
-            .collect();
+        let parts = self.runs_of_unit(unit, slices);
         // Pieces of at most CHUNK positions, grouped into tasks of about CHUNK.
         let pieces: Vec<(usize, Range<u64>)> = parts
             .iter()
@@ -500,7 +497,8 @@ impl PairSolver<'_> {
                         if queue == Queue::Exit {
                             // A move out of the slice loses in `distance` for the opponent's
                             // win. (A position decided meanwhile is left as it is.)
-                            self.count_down(side, index as usize, distance, &mut scratch.found);
+                            let found = &mut scratch.found;
+                            self.count_down::<Q, false>(side, index as usize, distance, found);
                             continue;
                         }
                         let packed = this.values[index as usize].load(Ordering::Relaxed);
@@ -508,7 +506,7 @@ impl PairSolver<'_> {
                         // pass of its new distance.
                         match Value::unpack(packed) {
                             Some(value) if value.distance() == Some(distance) => {
-                                self.propagate(side, index, value, scratch)
+                                self.propagate::<Q, false>(side, index, value, scratch)
                             }
                             _ => {}
                         }
@@ -526,15 +524,61 @@ impl PairSolver<'_> {
         parts.par_iter().for_each(|&(side, start)| {
             self.sides[side].values[start as usize..(start + run) as usize]
                 .par_chunks(CHUNK)
-                .for_each(|values| {
-                    for value in values {
-                        if value.load(Ordering::Relaxed) == 0 {
-                            value.store(Value::Draw.pack(), Ordering::Relaxed);
-                        }
-                    }
-                });
+                .for_each(store_draws);
         });
         progress.advance(parts.len() as u64 * run);
+    }
+
+    /// [`PairSolver::solve_slices`] on the calling thread alone ([`Threads::OnePerUnit`]): the
+    /// same steps, the passes one after another in one queue, every update a plain load and
+    /// store.
+    fn solve_slices_alone<Q: Queued>(
+        &self,
+        unit: &[Slice],
+        slices: &Slices,
+        progress: &dyn Progress,
+    ) {
+        let run = slices.run;
+        let parts = self.runs_of_unit(unit, slices);
+        let mut init = InitScratch::default();
+        let mut scratch = Scratch::<Q>::default();
+        for &(side, start) in &parts {
+            self.init_range(side, start..start + run, &mut init, &mut scratch.found);
+        }
+        // A pass queues positions at later distances only: its own queues are taken whole.
+        let mut distance: u16 = 0;
+        while let Some(queues) = scratch.found.by_distance.get_mut(distance as usize) {
+            let [decided, exits] = std::mem::take(queues);
+            for (side, indices) in exits.iter().enumerate() {
+                for &q in indices {
+                    let found = &mut scratch.found;
+                    self.count_down::<Q, true>(side, q.index() as usize, distance, found);
+                }
+            }
+            for (side, indices) in decided.iter().enumerate() {
+                for index in indices.iter().map(|&q| q.index()) {
+                    let packed = self.sides[side].values[index as usize].load(Ordering::Relaxed);
+                    match Value::unpack(packed) {
+                        Some(value) if value.distance() == Some(distance) => {
+                            self.propagate::<Q, true>(side, index, value, &mut scratch)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            distance += 1;
+        }
+        for &(side, start) in &parts {
+            store_draws(&self.sides[side].values[start as usize..(start + run) as usize]);
+        }
+        progress.advance(parts.len() as u64 * run);
+    }
+
+    /// The runs of positions of a unit of slices: (side, first index), each `slices.run` long.
+    fn runs_of_unit(&self, unit: &[Slice], slices: &Slices) -> Vec<(usize, u64)> {
+        unit.iter()
+            .flat_map(|slice| slices.runs_of(slice, self.sides.len()))
+            .collect()
     }
 
     /// Initialises the positions of `range` on one side, queueing those decided, and sets
@@ -572,8 +616,10 @@ impl PairSolver<'_> {
         flush(pending);
     }
 
-    /// Passes the value of a position decided at distance `n` on to its predecessors.
-    fn propagate<Q: Queued>(
+    /// Passes the value of a position decided at distance `n` on to its predecessors. With
+    /// `ALONE`, the calling thread is the only one solving the position's slice, and updates
+    /// its predecessors by plain loads and stores (see [`Threads`]).
+    fn propagate<Q: Queued, const ALONE: bool>(
         &self,
         side: usize,
         index: u64,
@@ -628,16 +674,22 @@ impl PairSolver<'_> {
                     if !improves(first_seen) {
                         continue;
                     }
-                    let updated = slot.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
-                        improves(now).then_some(win.pack())
-                    });
-                    if updated.is_ok() {
+                    let updated = if ALONE {
+                        slot.store(win.pack(), Ordering::Relaxed);
+                        true
+                    } else {
+                        slot.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
+                            improves(now).then_some(win.pack())
+                        })
+                        .is_ok()
+                    };
+                    if updated {
                         found.push(before, n + 1, pred_index as u64);
                     }
                 }
                 Value::Win(n) => {
                     if first_seen == 0 {
-                        self.count_down(before, pred_index, n, found);
+                        self.count_down::<Q, ALONE>(before, pred_index, n, found);
                     }
                 }
                 Value::Draw => {}
@@ -647,14 +699,39 @@ impl PairSolver<'_> {
 
     /// One more move of an undecided position leads to a win in `n` for the opponent. When
     /// that was the last (see [`PairSolver::settle`]), the position is lost in `n + 1`: every
-    /// other move led to a win in `n` or fewer, counted down in an earlier pass.
-    fn count_down<Q: Queued>(&self, side: usize, index: usize, n: u16, found: &mut Found<Q>) {
+    /// other move led to a win in `n` or fewer, counted down in an earlier pass. `ALONE` as in
+    /// [`PairSolver::propagate`].
+    fn count_down<Q: Queued, const ALONE: bool>(
+        &self,
+        side: usize,
+        index: usize,
+        n: u16,
+        found: &mut Found<Q>,
+    ) {
         let this = &self.sides[side];
-        if this.values[index].load(Ordering::Relaxed) == 0
-            && this.counters[index].fetch_sub(1, Ordering::Relaxed) == 1
-        {
+        if this.values[index].load(Ordering::Relaxed) != 0 {
+            return;
+        }
+        let counter = &this.counters[index];
+        let left = if ALONE {
+            let left = counter.load(Ordering::Relaxed);
+            counter.store(left - 1, Ordering::Relaxed);
+            left
+        } else {
+            counter.fetch_sub(1, Ordering::Relaxed)
+        };
+        if left == 1 {
             this.values[index].store(Value::Loss(n + 1).pack(), Ordering::Relaxed);
             found.push(side, n + 1, index as u64);
+        }
+    }
+}
+
+/// Stores a draw in every position of `values` still undecided.
+fn store_draws(values: &[AtomicU16]) {
+    for value in values {
+        if value.load(Ordering::Relaxed) == 0 {
+            value.store(Value::Draw.pack(), Ordering::Relaxed);
         }
     }
 }
@@ -692,12 +769,12 @@ pub fn solve_pair(
     signature: Signature,
     progress: &dyn Progress,
 ) -> Result<Vec<Solved>, Error> {
-    solve_pair_queued(
+    solve_pair_in(
         rules,
         smaller,
         signature,
         progress,
-        needs_wide_queues(signature),
+        SolverMode::of(signature),
     )
 }
 
@@ -718,14 +795,13 @@ pub(super) fn pair_sides(signature: Signature) -> Vec<Side> {
     sides
 }
 
-/// [`solve_pair`] with queues of 64-bit indices (`wide`) or of 32-bit ones, which must hold
-/// every index of the pair.
-fn solve_pair_queued(
+/// [`solve_pair`] in a given [`SolverMode`].
+fn solve_pair_in(
     rules: &MoveRules,
     smaller: &TableSet,
     signature: Signature,
     progress: &dyn Progress,
-    wide: bool,
+    mode: SolverMode,
 ) -> Result<Vec<Solved>, Error> {
     let sides = pair_sides(signature);
     for side in &sides {
@@ -735,7 +811,7 @@ fn solve_pair_queued(
     progress.phase("solve", total);
     let slices = Slices::of(signature);
     let levels = 0..=slices.by_level.len().saturating_sub(1);
-    solve_levels(rules, smaller, &sides, &slices, levels, progress, wide)?;
+    solve_levels(rules, smaller, &sides, &slices, levels, progress, mode)?;
     Ok(sides
         .into_iter()
         .map(|side| {
@@ -756,10 +832,59 @@ fn solve_pair_queued(
         .collect())
 }
 
+/// How many threads solve a unit of slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Threads {
+    /// One thread a unit: king moves stay in a slice, so its positions are the thread's own,
+    /// updated by plain loads and stores rather than atomic read-modify-writes (each a full
+    /// barrier on x86, which also stops the processor overlapping the cache misses around it),
+    /// and its passes need no parallel tasks.
+    OnePerUnit,
+    /// Every thread on each unit in turn, its passes cut into parallel tasks: for levels of
+    /// few, large slices (the pairs with few men), which one thread a unit would leave idle.
+    ManyPerUnit,
+}
+
+impl Threads {
+    /// One thread a unit where a level has `units` enough to keep every thread busy
+    /// ([`UNITS_PER_THREAD`] each), else every thread on each unit.
+    fn for_level(units: usize) -> Threads {
+        if units >= UNITS_PER_THREAD * rayon::current_num_threads() {
+            Threads::OnePerUnit
+        } else {
+            Threads::ManyPerUnit
+        }
+    }
+}
+
+/// How the solver's passes run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct SolverMode {
+    /// Queues of 64-bit indices ([`needs_wide_queues`]) rather than of 32-bit ones, which must
+    /// hold every index of the pair.
+    pub(super) wide_queues: bool,
+    /// The threads on a unit, or `None` to choose them level by level ([`Threads::for_level`]).
+    pub(super) threads: Option<Threads>,
+}
+
+impl SolverMode {
+    /// What a pair of `signature` needs: the narrowest queues that hold its indices, and the
+    /// threads chosen level by level.
+    pub(super) fn of(signature: Signature) -> SolverMode {
+        SolverMode {
+            wide_queues: needs_wide_queues(signature),
+            threads: None,
+        }
+    }
+}
+
+/// Units per thread a level needs to be solved one thread a unit: enough for the threads to
+/// balance units of uneven work between them.
+const UNITS_PER_THREAD: usize = 8;
+
 /// Solves the slices of `levels` of a pair, the most advanced men first, in `sides` whose
 /// slices of the level just above hold their final values (solved before, or loaded from the
-/// part of the pair that solved them: what a pair built in parts does part by part), with
-/// queues of 64-bit indices (`wide`, [`needs_wide_queues`]) or of 32-bit ones.
+/// part of the pair that solved them: what a pair built in parts does part by part), in `mode`.
 pub(super) fn solve_levels(
     rules: &MoveRules,
     smaller: &TableSet,
@@ -767,7 +892,7 @@ pub(super) fn solve_levels(
     slices: &Slices,
     levels: std::ops::RangeInclusive<usize>,
     progress: &dyn Progress,
-    wide: bool,
+    mode: SolverMode,
 ) -> Result<(), Error> {
     let solver = PairSolver {
         rules,
@@ -784,13 +909,18 @@ pub(super) fn solve_levels(
     let per_unit = (CHUNK as u64 / slices.run).max(1) as usize;
     // The most advanced men first: a man's step leads only to a slice one level further on.
     for level in levels.rev().filter_map(|level| slices.by_level.get(level)) {
-        level.par_chunks(per_unit).for_each(|unit| {
-            if wide {
-                solver.solve_slices::<u64>(unit, slices, progress);
-            } else {
-                solver.solve_slices::<u32>(unit, slices, progress);
-            }
-        });
+        let threads = mode
+            .threads
+            .unwrap_or_else(|| Threads::for_level(level.len().div_ceil(per_unit)));
+        let one_per_unit = threads == Threads::OnePerUnit;
+        level
+            .par_chunks(per_unit)
+            .for_each(|unit| match (mode.wide_queues, one_per_unit) {
+                (true, true) => solver.solve_slices_alone::<u64>(unit, slices, progress),
+                (true, false) => solver.solve_slices::<u64>(unit, slices, progress),
+                (false, true) => solver.solve_slices_alone::<u32>(unit, slices, progress),
+                (false, false) => solver.solve_slices::<u32>(unit, slices, progress),
+            });
         // A smaller table that cannot be read stops the pair at the end of the level.
         solver.first_failure()?;
     }
@@ -878,13 +1008,53 @@ mod tests {
         // Kings only (one slice), men only, and both, solved again on the tables built.
         for pair in ["KKvKK", "MMvMM", "KMvKM", "KKMvK"] {
             let pair: Signature = pair.parse().unwrap();
-            let solve = |wide| solve_pair_queued(&rules, &smaller, pair, &Silent, wide).unwrap();
+            let solve = |wide_queues| {
+                let mode = SolverMode {
+                    wide_queues,
+                    threads: None,
+                };
+                solve_pair_in(&rules, &smaller, pair, &Silent, mode).unwrap()
+            };
             let (narrow, wide) = (solve(false), solve(true));
             assert_eq!(narrow.len(), wide.len());
             for (n, w) in narrow.iter().zip(&wide) {
                 assert_eq!(n.signature, w.signature);
                 assert!(n.values == w.values, "{}", n.signature);
                 assert_eq!(n.stats, w.stats, "{}", n.signature);
+            }
+        }
+    }
+
+    #[test]
+    fn a_unit_solved_by_one_thread_equals_one_solved_by_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Variant::RUSSIAN.moves;
+        crate::pure::build::generate_with(dir.path(), &rules, 4, &Default::default(), &Silent)
+            .unwrap();
+        let smaller = TableSet::new(dir.path(), rules);
+        // Kings only (one slice, and KKKvKK's long wins), men only, and both, solved on the
+        // tables built; on a pool of several threads, so that one thread a unit and all
+        // threads on each differ in what runs at once.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for pair in ["KKvKK", "MMvMM", "KMvKM", "KKMvK", "KMMvM", "KKKvKK"] {
+            let pair: Signature = pair.parse().unwrap();
+            let solve = |threads| {
+                let mode = SolverMode {
+                    wide_queues: false,
+                    threads: Some(threads),
+                };
+                pool.install(|| solve_pair_in(&rules, &smaller, pair, &Silent, mode).unwrap())
+            };
+            let alone = solve(Threads::OnePerUnit);
+            let shared = solve(Threads::ManyPerUnit);
+            assert_eq!(alone.len(), shared.len());
+            for (a, s) in alone.iter().zip(&shared) {
+                assert!(a.values == s.values, "{}", a.signature);
+                assert_eq!(a.stats, s.stats, "{}", a.signature);
+                assert!(a.captures == s.captures, "{}", a.signature);
             }
         }
     }
