@@ -998,65 +998,54 @@ mod tests {
         }
     }
 
-    #[test]
-    fn queues_of_64_bit_indices_solve_as_those_of_32_bit_ones() {
+    /// Solves each of `pairs` in both `modes` on the tables up to 4 pieces of `rules`, on a pool
+    /// of several threads (so that what runs at once differs between the modes), and checks
+    /// that both give the same tables.
+    fn assert_solved_alike(rules: MoveRules, pairs: &[&str], modes: [SolverMode; 2]) {
         let dir = tempfile::tempdir().unwrap();
-        let rules = Variant::BRAZILIAN.moves;
         crate::pure::build::generate_with(dir.path(), &rules, 4, &Default::default(), &Silent)
             .unwrap();
         let smaller = TableSet::new(dir.path(), rules);
-        // Kings only (one slice), men only, and both, solved again on the tables built.
-        for pair in ["KKvKK", "MMvMM", "KMvKM", "KKMvK"] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        for pair in pairs {
             let pair: Signature = pair.parse().unwrap();
-            let solve = |wide_queues| {
-                let mode = SolverMode {
-                    wide_queues,
-                    threads: None,
-                };
-                solve_pair_in(&rules, &smaller, pair, &Silent, mode).unwrap()
-            };
-            let (narrow, wide) = (solve(false), solve(true));
-            assert_eq!(narrow.len(), wide.len());
-            for (n, w) in narrow.iter().zip(&wide) {
-                assert_eq!(n.signature, w.signature);
-                assert!(n.values == w.values, "{}", n.signature);
-                assert_eq!(n.stats, w.stats, "{}", n.signature);
+            let [first, second] = modes.map(|mode| {
+                pool.install(|| solve_pair_in(&rules, &smaller, pair, &Silent, mode).unwrap())
+            });
+            assert_eq!(first.len(), second.len());
+            for (f, s) in first.iter().zip(&second) {
+                assert_eq!(f.signature, s.signature);
+                assert!(f.values == s.values, "{} {modes:?}", f.signature);
+                assert_eq!(f.stats, s.stats, "{} {modes:?}", f.signature);
+                assert!(f.captures == s.captures, "{} {modes:?}", f.signature);
             }
         }
     }
 
     #[test]
+    fn queues_of_64_bit_indices_solve_as_those_of_32_bit_ones() {
+        // Kings only (one slice), men only, and both, solved again on the tables built.
+        let mode = |wide_queues| SolverMode {
+            wide_queues,
+            threads: None,
+        };
+        let pairs = ["KKvKK", "MMvMM", "KMvKM", "KKMvK"];
+        assert_solved_alike(Variant::BRAZILIAN.moves, &pairs, [mode(false), mode(true)]);
+    }
+
+    #[test]
     fn a_unit_solved_by_one_thread_equals_one_solved_by_all() {
-        let dir = tempfile::tempdir().unwrap();
-        let rules = Variant::RUSSIAN.moves;
-        crate::pure::build::generate_with(dir.path(), &rules, 4, &Default::default(), &Silent)
-            .unwrap();
-        let smaller = TableSet::new(dir.path(), rules);
-        // Kings only (one slice, and KKKvKK's long wins), men only, and both, solved on the
-        // tables built; on a pool of several threads, so that one thread a unit and all
-        // threads on each differ in what runs at once.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap();
-        for pair in ["KKvKK", "MMvMM", "KMvKM", "KKMvK", "KMMvM", "KKKvKK"] {
-            let pair: Signature = pair.parse().unwrap();
-            let solve = |threads| {
-                let mode = SolverMode {
-                    wide_queues: false,
-                    threads: Some(threads),
-                };
-                pool.install(|| solve_pair_in(&rules, &smaller, pair, &Silent, mode).unwrap())
-            };
-            let alone = solve(Threads::OnePerUnit);
-            let shared = solve(Threads::ManyPerUnit);
-            assert_eq!(alone.len(), shared.len());
-            for (a, s) in alone.iter().zip(&shared) {
-                assert!(a.values == s.values, "{}", a.signature);
-                assert_eq!(a.stats, s.stats, "{}", a.signature);
-                assert!(a.captures == s.captures, "{}", a.signature);
-            }
-        }
+        // Kings only (one slice, and KKKvKK's long wins), men only, and both.
+        let mode = |threads| SolverMode {
+            wide_queues: false,
+            threads: Some(threads),
+        };
+        let pairs = ["KKvKK", "MMvMM", "KMvKM", "KKMvK", "KMMvM", "KKKvKK"];
+        let modes = [mode(Threads::OnePerUnit), mode(Threads::ManyPerUnit)];
+        assert_solved_alike(Variant::RUSSIAN.moves, &pairs, modes);
     }
 
     #[test]
