@@ -419,7 +419,9 @@ impl Table {
         )))
     }
 
-    /// Whether the table was rebuilt in memory rather than mapped from its raw file.
+    /// Whether the table was rebuilt in memory rather than mapped from its raw file: only
+    /// [`crate::pure::unpack`] builds tables in memory, from the published files, with the value
+    /// of every position that has a capture worked out from its captures.
     pub fn is_in_memory(&self) -> bool {
         matches!(self.map, RawBytes::InMemory(_))
     }

@@ -13,7 +13,7 @@ use std::path::Path;
 use dprobe::{
     format::{dtw_value, table_path, TableFile, TableKind},
     index::Signature,
-    rules::{has_capture, legal_moves, MoveRules},
+    rules::{capture_moves, has_capture, MoveRules},
     ProbeError, Value, Wdl,
 };
 use rayon::prelude::*;
@@ -70,7 +70,7 @@ pub fn unpack(smaller: &TableSet, signature: Signature) -> Result<Table, Error> 
                         let capture = has_capture(&board, rules);
                         let value = if capture {
                             moves.clear();
-                            legal_moves(&board, rules, moves);
+                            capture_moves(&board, rules, moves);
                             best_capture(smaller, &board, moves).ok_or_else(|| {
                                 Error::Invariant(format!(
                                     "a capture of {signature} position {i} leads to a table \

@@ -5,7 +5,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use dprobe::format::raw_table_path;
-use dprobe::{index::Signature, rules::RuleSetId, Value};
+use dprobe::{
+    index::Signature,
+    rules::{has_capture, RuleSetId},
+    Value, Variant,
+};
 use draughts_generator::pure::store::{write_table, Table};
 
 use crate::published::{assert_same_files, files};
@@ -281,6 +285,57 @@ fn verify_names_an_inconsistent_position_and_a_damaged_file() {
     // game), so it is still checked and its planted error still found.
     assert!(text.contains("KvKK: cannot check"), "{text}");
     assert!(text.contains("KKvK: INCONSISTENT"), "{text}");
+}
+
+#[test]
+fn verify_on_the_published_files_alone_names_a_wrong_entry() {
+    // A set of published files whose entries are wrong under valid checksums: the raw value of
+    // a position without a capture changed, the compressed files written again from it, the raw
+    // files deleted. The values rebuilt from the files are then wrong at that position, and only
+    // the check of its moves can tell.
+    let dir = built("russian", &["--keep-raw", "--draw-rules", "none"]);
+    let d = dir.path().to_str().unwrap();
+    let rules = RuleSetId::Russian;
+    let signature: Signature = "KKvK".parse().unwrap();
+    let table = Table::open(dir.path(), rules, signature, true).unwrap();
+    let moves = Variant::RUSSIAN.moves;
+    let wrong = (0..table.index.size())
+        .find(|&i| {
+            matches!(table.value(i), Some(Value::Win(_)))
+                && !has_capture(&table.index.board(i), &moves)
+        })
+        .unwrap();
+    let values: Vec<u16> = (0..table.index.size())
+        .map(|i| match i == wrong {
+            true => Value::Draw.pack(),
+            false => table.packed(i),
+        })
+        .collect();
+    let stats = table.stats;
+    drop(table);
+    write_table(dir.path(), rules, signature, values.into_iter(), &stats).unwrap();
+    let out = generate_3("russian", d, &["--recompress", "--draw-rules", "none"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for entry in fs::read_dir(dir.path().join("russian")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "dtr") {
+            fs::remove_file(path).unwrap();
+        }
+    }
+    let out = dtb(&[
+        "verify",
+        "--variant",
+        "russian",
+        "--dir",
+        d,
+        "--draw-rules",
+        "none",
+    ]);
+    assert!(!out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("KKvK: INCONSISTENT"), "{text}");
+    assert!(text.contains(&format!("index {wrong} ")), "{text}");
+    assert!(text.contains("stored Some(Draw)"), "{text}");
 }
 
 #[test]

@@ -448,22 +448,57 @@ impl TableFile {
     ///
     /// [`CorruptedTable`] with the first problem found.
     pub fn verify(&self) -> Result<(), CorruptedTable> {
+        self.verify_file_checksum()?;
+        let mut symbols = Vec::new();
+        for block in 0..self.header.blocks {
+            self.verify_block(block, &mut symbols)?;
+        }
+        Ok(())
+    }
+
+    /// The first part of [`TableFile::verify`]: the checksum of the whole file.
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptedTable`] if the file's bytes are not those its checksum was taken of.
+    pub fn verify_file_checksum(&self) -> Result<(), CorruptedTable> {
         let data = self.bytes.as_slice();
         let body = data.len() - CHECKSUM_LEN;
         if xxh3_64(&data[..body]) != u64_at(data, body) {
             return Err(self.corrupt(Corruption::FileChecksum));
         }
-        let mut symbols = Vec::new();
-        for block in 0..self.header.blocks {
-            let first = self.block_symbols(block, &mut symbols)?;
-            let invalid = symbols
-                .iter()
-                .position(|&s| self.header.kind.wdl_of(s).is_none());
-            if let Some(offset) = invalid {
-                return Err(self.corrupt(Corruption::InvalidValue(first + offset as u64)));
-            }
-        }
         Ok(())
+    }
+
+    /// The rest of [`TableFile::verify`], one block at a time, so that a caller with threads
+    /// can check blocks in parallel: block `block`'s checksum and size, and every symbol a valid
+    /// one. Leaves the block's symbols in `symbols`, as [`TableFile::block_symbols`] does, and
+    /// returns the index of its first position.
+    ///
+    /// ```no_run
+    /// use dprobe::format::TableFile;
+    ///
+    /// let file = TableFile::open("tables/russian/KKvK.wdl".as_ref())?;
+    /// file.verify_file_checksum()?;
+    /// let mut symbols = Vec::new();
+    /// for block in 0..file.header().blocks {
+    ///     file.verify_block(block, &mut symbols)?;
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CorruptedTable`] with the first problem found in the block.
+    pub fn verify_block(&self, block: u32, symbols: &mut Vec<u16>) -> Result<u64, CorruptedTable> {
+        let first = self.block_symbols(block, symbols)?;
+        let invalid = symbols
+            .iter()
+            .position(|&s| self.header.kind.wdl_of(s).is_none());
+        match invalid {
+            Some(offset) => Err(self.corrupt(Corruption::InvalidValue(first + offset as u64))),
+            None => Ok(first),
+        }
     }
 }
 

@@ -289,8 +289,10 @@ fn select_captures(board: &Board, rules: &MoveRules, moves: &mut Vec<Move>, star
     moves.truncate(kept);
 }
 
-/// Appends the quiet (non-capturing) moves of the side to move to `out`.
-fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
+/// Appends the quiet (non-capturing) moves of the side to move to `out` (which is not cleared
+/// first): the legal moves when [`has_capture`] is false. For callers that have asked
+/// [`has_capture`] already; [`legal_moves`] asks it itself.
+pub fn quiet_moves(board: &Board, out: &mut Vec<Move>) {
     let occupied = board.occupied();
     for from in squares(board.men) {
         for dir in Direction::FORWARD {
