@@ -14,11 +14,24 @@ use draughts_generator::pure::store::{write_table, Table};
 
 use crate::published::{assert_same_files, files};
 
-fn dtb(args: &[&str]) -> Output {
+pub(crate) fn dtb(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_dtb"))
         .args(args)
         .output()
         .expect("dtb runs")
+}
+
+/// `dtb verify` of the pure tables of `variant` in `dir` (no draw-rule tables).
+pub(crate) fn verify_pure_tables(variant: &str, dir: &str) -> Output {
+    dtb(&[
+        "verify",
+        "--variant",
+        variant,
+        "--dir",
+        dir,
+        "--draw-rules",
+        "none",
+    ])
 }
 
 fn stdout(output: &Output) -> String {
@@ -258,15 +271,7 @@ fn verify_names_an_inconsistent_position_and_a_damaged_file() {
     bytes[200] ^= 0x40;
     fs::write(&path, bytes).unwrap();
     // The pure tables only: the rule pass would add a line saying it skips damaged pure tables.
-    let out = dtb(&[
-        "verify",
-        "--variant",
-        "brazilian",
-        "--dir",
-        d,
-        "--draw-rules",
-        "none",
-    ]);
+    let out = verify_pure_tables("brazilian", d);
     assert!(!out.status.success());
     let text = stdout(&out);
     let line = text
@@ -322,15 +327,7 @@ fn verify_on_the_published_files_alone_names_a_wrong_entry() {
             fs::remove_file(path).unwrap();
         }
     }
-    let out = dtb(&[
-        "verify",
-        "--variant",
-        "russian",
-        "--dir",
-        d,
-        "--draw-rules",
-        "none",
-    ]);
+    let out = verify_pure_tables("russian", d);
     assert!(!out.status.success());
     let text = stdout(&out);
     assert!(text.contains("KKvK: INCONSISTENT"), "{text}");

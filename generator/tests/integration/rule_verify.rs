@@ -3,7 +3,6 @@
 //! consistency pass can notice — fails it at that position.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use dprobe::{
@@ -26,6 +25,8 @@ use draughts_generator::pure::build::{build_order, generate};
 use draughts_generator::pure::solve::Silent;
 use draughts_generator::pure::tableset::TableSet;
 use draughts_generator::Error;
+
+use crate::cli::{dtb, verify_pure_tables};
 
 /// Move rules and counted draw rules.
 struct Rules {
@@ -575,12 +576,6 @@ fn missing_and_foreign_rule_tables_are_errors() {
 fn dtb_verify_checks_rule_tables() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let dtb = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_dtb"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
     let out = dtb(&[
         "generate",
         "--variant",
@@ -621,15 +616,7 @@ fn dtb_verify_checks_rule_tables() {
         "{text}"
     );
     // The pure tables alone still pass.
-    let out = dtb(&[
-        "verify",
-        "--variant",
-        "russian",
-        "--dir",
-        d,
-        "--draw-rules",
-        "none",
-    ]);
+    let out = verify_pure_tables("russian", d);
     assert!(out.status.success());
 }
 
