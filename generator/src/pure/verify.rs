@@ -4,7 +4,9 @@
 //! the chosen move's. Because distances are well-founded, a table that passes is exact.
 //!
 //! It shares nothing with the solver but the move generator, the index and the table files: it
-//! plays every legal move forward where the solver works backward from decided positions.
+//! plays every legal move forward where the solver works backward from decided positions. In a
+//! table rebuilt from its published files, the positions with a capture got their values from
+//! their captures as it was rebuilt; there only the positions the files hold are played.
 
 use std::path::Path;
 
