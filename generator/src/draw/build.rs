@@ -230,7 +230,7 @@ pub fn generate_draw_tables(
             let path = draw_table_path(dir, rules.id, draw, signature);
             let table_alone: Vec<&BitSlice<u64>> =
                 pair_alone.iter().map(|a| a[side].as_bitslice()).collect();
-            let bytes = finish_draw_table(rules, draw, sections, &table_alone, zstd_level)
+            let bytes = finish_draw_table(rules, draw, sections, &fresh, &table_alone, zstd_level)
                 .map_err(io_error(&path))?;
             write_atomically(&path, &bytes)?;
             for (counter, turned) in alone.iter_mut().zip(&mut pair_alone) {

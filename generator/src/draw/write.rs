@@ -6,7 +6,7 @@ use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
 use dprobe::draw::PlaneKind;
 use dprobe::format::draw::{corner_parts, fresh_symbol, FamilySection, NO_CORNER};
-use dprobe::format::{draw_table_path, DrawFile, SectionRole, TableKind};
+use dprobe::format::{draw_table_path, AloneImplied, DrawFile, SectionRole, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::MoveRules;
 use dprobe::{DrawRules, DrawWdl, Wdl};
@@ -31,6 +31,20 @@ pub struct Sections {
 /// bytes of frame and block table even then, as much as the entries it is there for
 /// (`docs/DRAW_RULES.md` §9.5). Four times the `.dtw` block, as the `.wdl` files.
 const RESULT_BLOCK: u32 = Layout::WDL.positions_per_block;
+
+/// Positions per block of a family of one budget or none (one byte a position): twice the
+/// `.dtw` block made these sections 6 % smaller, four times no smaller still
+/// (`docs/DRAW_RULES.md` §9.12).
+const ONE_BUDGET_BLOCK: u32 = 2 * Layout::DTW.positions_per_block;
+
+/// Positions per block of a family's first corners: those of the `.dtw` files (twice as many
+/// through a symbol table).
+const FIRST_CORNER_BLOCK: u32 = Layout::DTW.positions_per_block;
+
+/// Positions per block of a family's further corners: nearly every entry is don't-care, so a
+/// block's frame and place in the block table are most of its cost, and a probe reads one only
+/// for the few positions with more than one corner.
+const FURTHER_CORNER_BLOCK: u32 = 4 * Layout::DTW.positions_per_block;
 
 /// One section compressed like the `.dtw` files, in blocks of `positions_per_block`; the
 /// corners of a family of layers (`corners`) through a symbol table where they allow it.
@@ -85,9 +99,9 @@ fn fresh_section(fresh: &[u8]) -> Section {
 /// Gives every entry no reader reads (`unread`: capture positions and pure draws) the most
 /// common symbol of the block's other entries (the smallest on a tie) among those that say no
 /// further corner follows, so that they cost next to nothing compressed and no decoder reads a
-/// further corner for them; [`NO_CORNER`] in a block of unread entries alone.
-fn fill_unread(symbols: &mut [u16], unread: &BitSlice<u64>) {
-    let block = Layout::DTW.positions_per_block as usize;
+/// further corner for them; [`NO_CORNER`] in a block of unread entries alone. Blocks of
+/// `block` positions.
+fn fill_unread(symbols: &mut [u16], unread: &BitSlice<u64>, block: usize) {
     symbols
         .par_chunks_mut(block)
         .enumerate()
@@ -144,12 +158,17 @@ pub fn encode_sections(
             1
         };
         for rank in 0..ranks {
+            let block = match (family.kind, rank) {
+                (PlaneKind::LayersAz, 0) => FIRST_CORNER_BLOCK,
+                (PlaneKind::LayersAz, _) => FURTHER_CORNER_BLOCK,
+                _ => ONE_BUDGET_BLOCK,
+            };
             let section = if family.kind == PlaneKind::LayersAz {
                 // Unread positions have one corner at most, so past rank 0 they are don't-care
                 // already (`Stairs::section`).
                 let (mut symbols, dont_care) = family.stairs.section(rank);
                 if rank == 0 {
-                    fill_unread(&mut symbols, &table.unread);
+                    fill_unread(&mut symbols, &table.unread, block as usize);
                 }
                 (symbols, dont_care)
             } else {
@@ -159,7 +178,7 @@ pub fn encode_sections(
                     .iter()
                     .map(|&v| u16::from(v))
                     .collect();
-                fill_unread(&mut symbols, &table.unread);
+                fill_unread(&mut symbols, &table.unread, block as usize);
                 wide(symbols)
             };
             let place = FamilySection {
@@ -172,7 +191,7 @@ pub fn encode_sections(
             } else {
                 SectionRole::Pre(place)
             };
-            add(role, Layout::DTW.positions_per_block, section)?;
+            add(role, block, section)?;
         }
     }
     Ok(Sections {
@@ -183,11 +202,13 @@ pub fn encode_sections(
 
 /// The bytes of a rule table file: its `sections` ([`encode_sections`]), then where each counter
 /// alone turns the pure result into a draw (`alone`, in the counters' order; empty if `draw`
-/// has one counter).
+/// has one counter), named without being stored where that follows from the fresh results
+/// under all the rules (`fresh`, [`DrawWdl`] codes; [`AloneImplied`]).
 pub fn finish_draw_table(
     rules: &MoveRules,
     draw: &DrawRules,
     sections: Sections,
+    fresh: &[u8],
     alone: &[&BitSlice<u64>],
     zstd_level: i32,
 ) -> std::io::Result<Vec<u8>> {
@@ -195,10 +216,14 @@ pub fn finish_draw_table(
         signature,
         mut images,
     } = sections;
-    for (counter, turned) in alone.iter().enumerate() {
+    for (counter, turned) in (0..).zip(alone) {
+        if let Some(implied) = AloneImplied::of(turned.iter().by_vals(), fresh) {
+            images.push((SectionRole::AloneImplied(counter, implied), Vec::new()));
+            continue;
+        }
         let section = wide(turned.iter().by_vals().map(u16::from).collect());
         images.push((
-            SectionRole::Alone(counter as u16),
+            SectionRole::Alone(counter),
             compress(rules, signature, zstd_level, RESULT_BLOCK, false, section)?,
         ));
     }
@@ -229,7 +254,7 @@ pub fn encode_draw_table(
     zstd_level: i32,
 ) -> std::io::Result<Vec<u8>> {
     let sections = encode_sections(rules, table, zstd_level)?;
-    finish_draw_table(rules, draw, sections, alone, zstd_level)
+    finish_draw_table(rules, draw, sections, &table.fresh, alone, zstd_level)
 }
 
 /// A signature's fresh results under all the rules, and under each counter alone.
@@ -289,7 +314,7 @@ mod tests {
         symbols[block / 4] = rare;
         let mut unread: BitVec<u64> = BitVec::repeat(false, 2 * block);
         unread[block - 10..].fill(true);
-        fill_unread(&mut symbols, &unread);
+        fill_unread(&mut symbols, &unread, block);
         assert!(symbols[block - 10..block].iter().all(|&s| s == plain));
         assert!(symbols[block..].iter().all(|&s| s == NO_CORNER));
         assert_eq!(symbols[block - 11], flagged, "read entries are kept");

@@ -789,9 +789,14 @@ fn info_describes_table_and_rule_files_and_info_and_stats_name_damage() {
     ] {
         assert!(text.contains(expected), "{expected:?} in {text}");
     }
+    // Results alone that follow from the fresh results are named, with no bytes.
+    assert!(
+        text.contains("turns nothing") || text.contains("turns what all turn"),
+        "{text}"
+    );
     let listed: u64 = text
         .lines()
-        .filter(|l| l.starts_with("  "))
+        .filter(|l| l.starts_with("  ") && !l.contains(" turns "))
         .map(|l| {
             l.split_whitespace()
                 .rev()

@@ -361,39 +361,91 @@ fn unread_family_entries_may_hold_anything() {
     }
 }
 
-/// Rule files of version 4 (which stored the filler entries of format 5 as values) are read as
-/// they are; older and newer versions are refused by name.
+/// The bytes of a rule file with its header's checksum made valid again after a change.
+fn with_header_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    let end = 32 + 16 * usize::from(u16::from_le_bytes([bytes[24], bytes[25]]));
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+    bytes[end..end + 8].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+/// Rule files of versions 4 to 6 are read as they are (version 4 stored the filler entries of
+/// format 5 as values); older and newer versions are refused by name. Only version 7 may name
+/// results alone without storing them, as a section of no bytes.
 #[test]
-fn rule_files_of_versions_4_and_5_are_read_and_others_refused() {
+fn rule_files_of_versions_4_to_6_are_read_and_others_refused() {
     let built = russian();
     let copy = built.copy();
     let path = built.rules.path(copy.path(), sig("KKvK"));
     let written = std::fs::read(&path).unwrap();
-    assert_eq!(u16::from_le_bytes([written[8], written[9]]), 6);
-    for (version, readable) in [(5u16, true), (4, true), (3, false), (7, false)] {
+    assert_eq!(u16::from_le_bytes([written[8], written[9]]), 7);
+    let implied = DrawFile::open(&path).unwrap().alone_implied();
+    assert!(
+        !implied.is_empty(),
+        "KKvK stores the results of every counter alone"
+    );
+    // The same file without the entries of those sections, as version 6 wrote a file whose
+    // draw rules have one counter (no results alone at all).
+    let sections = usize::from(u16::from_le_bytes([written[24], written[25]]));
+    let kept: Vec<&[u8]> = written[32..32 + 16 * sections]
+        .chunks(16)
+        .filter(|entry| !(entry[0] == 3 && entry[1] != 0))
+        .collect();
+    let mut stored_only = written[..32].to_vec();
+    stored_only[24..26].copy_from_slice(&(kept.len() as u16).to_le_bytes());
+    stored_only.extend(kept.concat());
+    stored_only.extend(&written[32 + 16 * sections..]);
+    for (version, read) in [(6u16, true), (5, true), (4, true), (3, false), (8, false)] {
         // The version changed under a valid header checksum.
-        let mut bytes = written.clone();
-        bytes[8..10].copy_from_slice(&version.to_le_bytes());
-        let end = 32 + 16 * usize::from(u16::from_le_bytes([bytes[24], bytes[25]]));
-        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
-        bytes[end..end + 8].copy_from_slice(&sum.to_le_bytes());
-        std::fs::write(&path, &bytes).unwrap();
-        match DrawFile::open(&path) {
-            Ok(file) => {
-                assert!(readable, "version {version} read");
-                assert_eq!(file.version, version);
-            }
-            Err(error) => {
-                assert!(!readable, "version {version}: {error}");
-                assert!(
+        for (bytes, names_unstored) in [(&written, true), (&stored_only, false)] {
+            let mut bytes = bytes.clone();
+            bytes[8..10].copy_from_slice(&version.to_le_bytes());
+            std::fs::write(&path, with_header_checksum(bytes)).unwrap();
+            match DrawFile::open(&path) {
+                Ok(file) => {
+                    assert!(read && !names_unstored, "version {version} read");
+                    assert_eq!(file.version, version);
+                    assert_eq!(file.counters_alone(), 0);
+                }
+                Err(error) if read => {
+                    assert!(names_unstored, "version {version}: {error}");
+                    assert!(error.to_string().contains("section"), "{error}");
+                }
+                Err(error) => assert!(
                     error
                         .to_string()
                         .contains(&format!("format version {version}")),
                     "{error}"
-                );
+                ),
             }
         }
     }
+    // A section named but not stored that claims bytes is refused, and so is one out of the
+    // counters' order.
+    let entry = |counter: u16| {
+        (0..usize::from(u16::from_le_bytes([written[24], written[25]])))
+            .map(|k| 32 + 16 * k)
+            .find(|&at| {
+                written[at] == 3
+                    && written[at + 1] != 0
+                    && written[at + 2..at + 4] == counter.to_le_bytes()
+            })
+            .unwrap()
+    };
+    let at = entry(implied[0].0);
+    let mut bytes = written.clone();
+    bytes[at + 8] = 1;
+    std::fs::write(&path, with_header_checksum(bytes)).unwrap();
+    let error = DrawFile::open(&path).unwrap_err().to_string();
+    assert!(error.contains("section"), "{error}");
+    let mut bytes = written.clone();
+    bytes[at + 2] ^= 0x40;
+    std::fs::write(&path, with_header_checksum(bytes)).unwrap();
+    let error = DrawFile::open(&path).unwrap_err().to_string();
+    assert!(error.contains("out of order"), "{error}");
+    // The file as written reads.
+    std::fs::write(&path, &written).unwrap();
+    assert!(DrawFile::open(&path).is_ok());
 }
 
 #[test]

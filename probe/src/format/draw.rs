@@ -25,9 +25,12 @@ use crate::value::Wdl;
 pub const MAGIC: &[u8; 8] = b"DTBRULES";
 /// The version written. Version 5 left the family entries of capture positions and pure draws
 /// unspecified (no reader reads them); version 6 stores a family of layers' corners as one
-/// byte a position indexing a symbol table where a section has at most 256 distinct corners.
-/// Versions 4 and 5 are still read.
-pub const VERSION: u16 = 6;
+/// byte a position indexing a symbol table where a section has at most 256 distinct corners;
+/// version 7 names, without storing it, the results under a counter alone that follow from
+/// those under all the rules ([`AloneImplied`]). Versions 4 to 6 are still read.
+pub const VERSION: u16 = 7;
+/// The first version that may name results alone without storing them.
+const FIRST_WITH_IMPLIED: u16 = 7;
 /// The oldest version read.
 const OLDEST_READ: u16 = 4;
 /// Bytes before the section list.
@@ -70,6 +73,62 @@ pub enum SectionRole {
     /// Whether counter `k` of the draw rules (in their order) alone turns each position's pure
     /// result into a draw ([`alone_symbol`]): what that rule by itself changes, for statistics.
     Alone(u16),
+    /// The results under counter `k` alone, named but not stored (an empty section): they
+    /// follow from the results under all the rules as the [`AloneImplied`] says.
+    AloneImplied(u16, AloneImplied),
+}
+
+/// Results under one counter alone that a file names without storing them, because they follow
+/// from the results under all the rules. Most counters of a preset change nothing in most
+/// materials, and where one counter makes every change, it alone makes the same ones: a
+/// section of either kind cost a compressed block per 32 768 positions, together about 8 % of
+/// the Russian rule files up to 5 pieces (`docs/DRAW_RULES.md` §9.12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AloneImplied {
+    /// The counter alone turns no position's pure result into a draw.
+    NoneTurned,
+    /// The counter alone turns exactly the positions the rules together turn.
+    AsUnderAll,
+}
+
+impl AloneImplied {
+    /// The code in a section entry's kind byte (0 is a stored section).
+    const fn code(self) -> u8 {
+        match self {
+            AloneImplied::NoneTurned => 1,
+            AloneImplied::AsUnderAll => 2,
+        }
+    }
+
+    /// What results alone `turned` (one bit a position: the counter alone turns the pure
+    /// result into a draw) are implied by the fresh results under all the rules (`fresh`,
+    /// [`DrawWdl`] codes), if they are.
+    pub fn of(turned: impl IntoIterator<Item = bool>, fresh: &[u8]) -> Option<AloneImplied> {
+        let (mut none, mut as_all) = (true, true);
+        for (turned, &all) in turned.into_iter().zip(fresh) {
+            let by_all = matches!(
+                DrawWdl::from_code(all),
+                Some(DrawWdl::CursedWin | DrawWdl::BlessedLoss)
+            );
+            none &= !turned;
+            as_all &= turned == by_all;
+            if !none && !as_all {
+                return None;
+            }
+        }
+        if none {
+            Some(AloneImplied::NoneTurned)
+        } else {
+            Some(AloneImplied::AsUnderAll)
+        }
+    }
+}
+
+/// How a file keeps the results under one counter alone.
+#[derive(Debug)]
+enum AloneFile {
+    Stored(Box<TableFile>),
+    Implied(AloneImplied),
 }
 
 /// One section of a family: its kind, how many layers of `A` the family distinguishes (1 for a
@@ -95,6 +154,7 @@ impl SectionRole {
             SectionRole::Pre(f) => (1, f.kind.code(), f.rank, f.layers),
             SectionRole::Post(f) => (2, f.kind.code(), f.rank, f.layers),
             SectionRole::Alone(counter) => (3, 0, counter, 0),
+            SectionRole::AloneImplied(counter, implied) => (3, implied.code(), counter, 0),
         };
         let (number, layers) = (number.to_le_bytes(), layers.to_le_bytes());
         [family, kind, number[0], number[1], layers[0], layers[1]]
@@ -113,7 +173,12 @@ impl SectionRole {
             0 => Some(SectionRole::Fresh),
             1 => Some(SectionRole::Pre(family(bytes)?)),
             2 => Some(SectionRole::Post(family(bytes)?)),
-            3 => Some(SectionRole::Alone(number)),
+            3 => match bytes[1] {
+                0 => Some(SectionRole::Alone(number)),
+                1 => Some(SectionRole::AloneImplied(number, AloneImplied::NoneTurned)),
+                2 => Some(SectionRole::AloneImplied(number, AloneImplied::AsUnderAll)),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -195,7 +260,7 @@ pub struct DrawFile {
     pub(crate) post: Option<FamilyFile>,
     /// Fresh results under each counter alone, in the counters' order (none if the rules have
     /// a single counter: then they are the fresh results).
-    alone: Vec<TableFile>,
+    alone: Vec<AloneFile>,
 }
 
 impl DrawFile {
@@ -291,25 +356,35 @@ impl DrawFile {
             let mut length = [0u8; 8];
             length.copy_from_slice(&entry[8..16]);
             let length = u64::from_le_bytes(length);
-            let end = (at as u64)
-                .checked_add(length)
-                .filter(|&end| end <= len)
-                .ok_or(corrupt(Corruption::Truncated {
-                    len,
-                    needed: at as u64 + length,
-                }))? as usize;
-            let table = TableFile::from_section(path.clone(), map.clone(), at..end)?;
-            table.expect(TableKind::Dtw, rules, signature)?;
-            at = end;
+            let mut read = || -> Result<TableFile, CorruptedTable> {
+                let end = (at as u64)
+                    .checked_add(length)
+                    .filter(|&end| end <= len)
+                    .ok_or(corrupt(Corruption::Truncated {
+                        len,
+                        needed: at as u64 + length,
+                    }))? as usize;
+                let table = TableFile::from_section(path.clone(), map.clone(), at..end)?;
+                table.expect(TableKind::Dtw, rules, signature)?;
+                at = end;
+                Ok(table)
+            };
             match role {
-                SectionRole::Fresh => fresh = Some(table),
-                SectionRole::Alone(counter) => {
-                    if usize::from(counter) != alone.len() {
-                        return Err(corrupt(Corruption::BadHeader("sections out of order")));
+                SectionRole::Fresh => fresh = Some(read()?),
+                SectionRole::Alone(counter) | SectionRole::AloneImplied(counter, _)
+                    if usize::from(counter) != alone.len() =>
+                {
+                    return Err(corrupt(Corruption::BadHeader("sections out of order")));
+                }
+                SectionRole::Alone(_) => alone.push(AloneFile::Stored(Box::new(read()?))),
+                SectionRole::AloneImplied(_, implied) => {
+                    if version < FIRST_WITH_IMPLIED || length != 0 {
+                        return Err(corrupt(Corruption::BadHeader("section")));
                     }
-                    alone.push(table);
+                    alone.push(AloneFile::Implied(implied));
                 }
                 SectionRole::Pre(section) | SectionRole::Post(section) => {
+                    let table = read()?;
                     let family = if matches!(role, SectionRole::Pre(..)) {
                         &mut pre
                     } else {
@@ -399,7 +474,8 @@ impl DrawFile {
     /// As [`DrawFile::fresh_results`], under counter `counter` of the draw rules alone, `None`
     /// past [`DrawFile::counters_alone`]; `fresh` is what [`DrawFile::fresh_results`] gives. A
     /// section alone stores, per position, only whether that counter by itself turns its pure
-    /// result into a draw (1) or not (0).
+    /// result into a draw (1) or not (0), or is named without being stored
+    /// ([`AloneImplied`]).
     ///
     /// # Errors
     ///
@@ -410,7 +486,27 @@ impl DrawFile {
         counter: usize,
         fresh: &[u8],
     ) -> Option<Result<Vec<u8>, CorruptedTable>> {
-        let table = self.alone.get(counter)?;
+        let table = match self.alone.get(counter)? {
+            AloneFile::Stored(table) => table,
+            AloneFile::Implied(implied) => {
+                let implied = *implied;
+                return Some(
+                    fresh
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &all)| {
+                            let result = match implied {
+                                AloneImplied::NoneTurned => alone_result(all, 0),
+                                AloneImplied::AsUnderAll => DrawWdl::from_code(all),
+                            };
+                            result.map(DrawWdl::code).ok_or_else(|| {
+                                self.fresh.corrupt(Corruption::InvalidValue(i as u64))
+                            })
+                        })
+                        .collect(),
+                );
+            }
+        };
         Some((|| {
             let turned = section_bytes(table)?;
             if turned.len() != fresh.len() {
@@ -565,9 +661,10 @@ impl DrawFile {
         Ok(out)
     }
 
-    /// Every section with what it holds, in the order of the file: the fresh results, the
-    /// family before the condition counter starts, the family after it, the results alone.
-    /// Each is a compressed table of its own (its header gives its size, in `file_len`).
+    /// Every section stored with what it holds, in the order of the file: the fresh results,
+    /// the family before the condition counter starts, the family after it, the results alone.
+    /// Each is a compressed table of its own (its header gives its size, in `file_len`). The
+    /// results alone named without being stored are [`DrawFile::alone_implied`].
     pub fn sections(&self) -> Vec<(SectionRole, &TableFile)> {
         let mut sections = vec![(SectionRole::Fresh, &self.fresh)];
         let families = [(false, Some(&self.pre)), (true, self.post.as_ref())];
@@ -587,8 +684,24 @@ impl DrawFile {
                 sections.push((role, table));
             }
         }
-        sections.extend((0..).map(SectionRole::Alone).zip(&self.alone));
+        for (counter, alone) in (0..).zip(&self.alone) {
+            if let AloneFile::Stored(table) = alone {
+                sections.push((SectionRole::Alone(counter), table));
+            }
+        }
         sections
+    }
+
+    /// The counters whose results alone the file names without storing them, with what they
+    /// are.
+    pub fn alone_implied(&self) -> Vec<(u16, AloneImplied)> {
+        (0..)
+            .zip(&self.alone)
+            .filter_map(|(counter, alone)| match alone {
+                AloneFile::Implied(implied) => Some((counter, *implied)),
+                AloneFile::Stored(_) => None,
+            })
+            .collect()
     }
 
     /// Checks every section completely (checksums and block contents).
@@ -603,8 +716,10 @@ impl DrawFile {
                 section.verify()?;
             }
         }
-        for table in &self.alone {
-            table.verify()?;
+        for alone in &self.alone {
+            if let AloneFile::Stored(table) = alone {
+                table.verify()?;
+            }
         }
         Ok(())
     }
@@ -691,6 +806,39 @@ fn section_symbols(table: &TableFile) -> Result<Vec<u16>, CorruptedTable> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_alone_are_implied_only_when_none_or_all_are_turned() {
+        let codes = |results: &[DrawWdl]| results.iter().map(|r| r.code()).collect::<Vec<u8>>();
+        let fresh = codes(&[
+            DrawWdl::Win,
+            DrawWdl::CursedWin,
+            DrawWdl::Draw,
+            DrawWdl::BlessedLoss,
+            DrawWdl::Loss,
+        ]);
+        let of = |turned: [bool; 5]| AloneImplied::of(turned, &fresh);
+        assert_eq!(of([false; 5]), Some(AloneImplied::NoneTurned));
+        assert_eq!(
+            of([false, true, false, true, false]),
+            Some(AloneImplied::AsUnderAll)
+        );
+        assert_eq!(of([false, true, false, false, false]), None, "one of two");
+        assert_eq!(of([true, true, false, true, false]), None, "a win turned");
+        // Where the rules together turn nothing, turning nothing is both; it is named as such.
+        let untouched = codes(&[DrawWdl::Win, DrawWdl::Loss]);
+        assert_eq!(
+            AloneImplied::of([false, false], &untouched),
+            Some(AloneImplied::NoneTurned)
+        );
+        for role in [
+            SectionRole::AloneImplied(3, AloneImplied::NoneTurned),
+            SectionRole::AloneImplied(4, AloneImplied::AsUnderAll),
+            SectionRole::Alone(5),
+        ] {
+            assert_eq!(SectionRole::decode(&role.encode()), Some(role));
+        }
+    }
 
     #[test]
     fn a_fresh_result_is_its_pure_result_and_one_symbol() {

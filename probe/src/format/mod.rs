@@ -20,7 +20,7 @@ use crate::value::{Value, Wdl};
 pub mod draw;
 pub mod table;
 
-pub use draw::{DrawFile, FamilyCorners, SectionRole};
+pub use draw::{AloneImplied, DrawFile, FamilyCorners, SectionRole};
 pub use table::{TableFile, TableHeader};
 
 /// The most pieces a table file may claim: beyond it the index arithmetic is not needed and

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use dprobe::draw::{Interpretation, PlaneKind};
 use dprobe::format::draw::MAGIC as RULES_MAGIC;
-use dprobe::format::{DrawFile, SectionRole, TableFile};
+use dprobe::format::{AloneImplied, DrawFile, SectionRole, TableFile};
 use dprobe::{DrawRules, ProbeError};
 
 use crate::error::CliError;
@@ -70,6 +70,10 @@ fn rules_info(file: &Path) -> Result<ExitCode, CliError> {
     let default = DrawRules::new(rules.preset, Interpretation::default());
     let reading_known = default.fingerprint() == rules.fingerprint;
     let bits = |bytes: u64| bytes as f64 * 8.0 / positions.max(1) as f64;
+    let alone_name = |k: u16| match default.counters.get(usize::from(k)) {
+        Some(counter) if reading_known => format!("{} alone", counter.id),
+        _ => format!("counter {k} alone"),
+    };
     out!("file               {}", file.display());
     out!("format version     {}", rules.version);
     out!("kind               draw-rule table");
@@ -120,10 +124,7 @@ fn rules_info(file: &Path) -> Result<ExitCode, CliError> {
                     format!("{family}, {}", kind_name(f.kind))
                 }
             }
-            SectionRole::Alone(k) => match default.counters.get(usize::from(k)) {
-                Some(counter) if reading_known => format!("{} alone", counter.id),
-                _ => format!("counter {k} alone"),
-            },
+            SectionRole::Alone(k) | SectionRole::AloneImplied(k, _) => alone_name(k),
         };
         let header = section.header();
         let what = match header.symbol_table {
@@ -132,6 +133,13 @@ fn rules_info(file: &Path) -> Result<ExitCode, CliError> {
         };
         let bytes = header.file_len;
         out!("  {what:<30} {bytes:>12} {:>8.4}", bits(bytes));
+    }
+    for (k, implied) in rules.alone_implied() {
+        let what = match implied {
+            AloneImplied::NoneTurned => "turns nothing",
+            AloneImplied::AsUnderAll => "turns what all turn",
+        };
+        out!("  {:<30} {:>12}", alone_name(k), what);
     }
     out!("file size          {file_len} bytes");
     out!("bits per position  {:.4}", bits(file_len));
