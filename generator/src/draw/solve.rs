@@ -668,6 +668,9 @@ impl Children<'_> {
         let mut bad_exit = 0u32;
         let mut good_exit = 0u32;
         let mut inside = false;
+        // The men's share of the index of the children of king moves, which leave the men
+        // where they are: computed once, at the first of them.
+        let mut kings_children_men = None;
         let every = u32::MAX >> (MAX_READINGS - classes.len());
         for mv in moves {
             let child = board.play(mv);
@@ -701,14 +704,20 @@ impl Children<'_> {
                 }
             } else {
                 inside = true;
-                let child_index = self.index.index(&child);
+                let man_moved = board.men & (1 << mv.from) != 0;
+                let child_index = if man_moved {
+                    self.index.index(&child)
+                } else {
+                    let men = kings_children_men.get_or_insert_with(|| self.index.men_rank(&child));
+                    self.index.index_with_men(men, child.kings, child.opp_kings)
+                };
                 // The winner moving only wants children it still wins in the pure game (the
                 // rules never create wins); every child of the loser is one.
                 if mover_wins && self.pure[child_index as usize] != Wdl::Loss {
                     continue;
                 }
                 let mut edge = child_index as u32;
-                if board.men & (1 << mv.from) != 0 {
+                if man_moved {
                     edge |= EDGE_MAN;
                 }
                 if self.condition.is_some_and(|c| c.holds(&child)) {
