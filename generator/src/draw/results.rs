@@ -2,7 +2,7 @@
 //! exits (captures and crownings) of a pair: held in memory by signature, or overlaid.
 
 use bitvec::vec::BitVec;
-use dprobe::format::draw::{alone_result, alone_symbol};
+use dprobe::format::draw::{alone_result, alone_symbol, fresh_symbol};
 use dprobe::format::{raw_table_path, TableKind};
 use dprobe::index::{Signature, TableIndex};
 use dprobe::rules::{has_capture, legal_moves, Board};
@@ -214,11 +214,7 @@ impl AloneResults {
             .iter()
             .zip(turned.iter().by_vals())
             .any(|(&all, turned)| {
-                let cursed_or_blessed = matches!(
-                    DrawWdl::from_code(all),
-                    Some(DrawWdl::CursedWin | DrawWdl::BlessedLoss)
-                );
-                turned != cursed_or_blessed
+                turned != DrawWdl::from_code(all).is_some_and(|r| fresh_symbol(r) == 1)
             });
         if differ {
             self.tables.insert(signature, turned);

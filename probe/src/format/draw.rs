@@ -106,10 +106,7 @@ impl AloneImplied {
     pub fn of(turned: impl IntoIterator<Item = bool>, fresh: &[u8]) -> Option<AloneImplied> {
         let (mut none, mut as_all) = (true, true);
         for (turned, &all) in turned.into_iter().zip(fresh) {
-            let by_all = matches!(
-                DrawWdl::from_code(all),
-                Some(DrawWdl::CursedWin | DrawWdl::BlessedLoss)
-            );
+            let by_all = DrawWdl::from_code(all).is_some_and(|r| fresh_symbol(r) == 1);
             none &= !turned;
             as_all &= turned == by_all;
             if !none && !as_all {
