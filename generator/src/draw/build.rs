@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use dprobe::format::{draw_dir, draw_table_path};
+use dprobe::format::{draw_dir, draw_table_path, DrawFile, SectionRole};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
 use dprobe::{DrawRules, DrawWdl};
@@ -15,10 +15,11 @@ use bitvec::vec::BitVec;
 use crate::draw::results::{turned_bits, AloneResults, DrawResults, FreshResults, Overlay};
 use crate::draw::solve::{solve_draw_pair, PairGraph};
 use crate::draw::write::{
-    counters_alone, encode_sections, existing_fresh, finish_draw_table, FreshAndAlone, Sections,
+    counters_alone, encode_sections, existing_fresh, finish_draw_table, rule_file_in_place,
+    Sections,
 };
 use crate::error::{io_error, Error};
-use crate::pure::build::{plan, remove_raw_files, BuildObserver, PairTimes, Planned};
+use crate::pure::build::{pair_of, plan, remove_raw_files, BuildObserver, PairTimes, Planned};
 use crate::pure::tableset::TableSet;
 use crate::pure::write::{remove_partial_files, write_atomically};
 
@@ -63,6 +64,47 @@ fn exits_of_reach(pairs: &[Planned], to: Signature) -> bool {
         .any(|p| leaves_to(p.signature, to) || leaves_to(p.signature.flipped(), to))
 }
 
+/// Whether a pair of `ahead` that is to be built (`to_build`) may reach a material of the pair
+/// of `signature`, and so read its results at an exit, or ask whether a counter alone changes
+/// something there.
+fn read_by_a_pair_to_build(ahead: &[Planned], to_build: &[bool], signature: Signature) -> bool {
+    ahead
+        .iter()
+        .zip(to_build)
+        .any(|(p, &build)| build && may_reach(p.signature, signature))
+}
+
+/// Per pair of `pairs`, whether it is to be built: its rule tables are not both in place
+/// ([`rule_file_in_place`]), or they are but the results of one cannot be read and a pair to be
+/// built reads them. Decided from the last pair to the first, so that a pair found unreadable
+/// makes the pairs before it that it reads be read in turn; only those are read here (the
+/// others are kept unread: a rerun of a finished build reads no table).
+fn pairs_to_build(dir: &Path, rules: &MoveRules, draw: &DrawRules, pairs: &[Planned]) -> Vec<bool> {
+    let mut to_build = vec![false; pairs.len()];
+    for k in (0..pairs.len()).rev() {
+        let files: Option<Vec<DrawFile>> = pair_of(pairs[k].signature)
+            .into_iter()
+            .map(|s| rule_file_in_place(dir, rules, draw, s))
+            .collect();
+        to_build[k] = match files {
+            None => true,
+            Some(files) => {
+                read_by_a_pair_to_build(&pairs[k + 1..], &to_build[k + 1..], pairs[k].signature)
+                    && files.iter().any(|file| !results_readable(file))
+            }
+        };
+    }
+    to_build
+}
+
+/// Whether the sections a later build reads of `file` (its fresh results and its results
+/// alone) are intact, block by block.
+fn results_readable(file: &DrawFile) -> bool {
+    file.sections().iter().all(|(role, section)| {
+        !matches!(role, SectionRole::Fresh | SectionRole::Alone(_)) || section.verify().is_ok()
+    })
+}
+
 /// The results under one counter alone, built beside those under all the rules.
 struct Alone {
     draw: DrawRules,
@@ -94,7 +136,8 @@ impl Alone {
 }
 
 /// Builds every missing rule table under `draw` up to `pieces` pieces in `dir`, whose pure
-/// tables must be built. Intact tables are kept (and read for the exits of larger ones).
+/// tables must be built. Tables in place (intact checksums) are kept, and read only where a
+/// table still to be built may reach them: a rerun of a finished build reads nothing.
 ///
 /// Each file also holds the fresh results under each counter alone (what `dtb stats` reports per
 /// rule). Removing counters only brings results closer to the pure game's: a strategy that wins
@@ -129,6 +172,7 @@ pub fn generate_draw_tables(
         })
         .collect();
     let pairs = plan(pieces);
+    let to_build = pairs_to_build(dir, rules, draw, &pairs);
     for (k, planned) in pairs.iter().enumerate() {
         // The results of a material are read only by the exits of later pairs: at 6 pieces,
         // forgetting those no pair still to come leaves to frees over a third of them before
@@ -138,21 +182,21 @@ pub fn generate_draw_tables(
         for counter in &mut alone {
             counter.results.retain(still_read);
         }
-        let mut signatures = vec![planned.signature];
-        if planned.signature.flipped() != planned.signature {
-            signatures.push(planned.signature.flipped());
-        }
-        let existing: Vec<Option<FreshAndAlone>> = signatures
-            .iter()
-            .map(|&s| existing_fresh(&pure, &results, draw, s))
-            .collect();
-        if existing.iter().all(Option::is_some) {
-            for (s, (fresh, fresh_alone)) in signatures.iter().zip(existing.into_iter().flatten()) {
-                for (counter, fresh_alone) in alone.iter_mut().zip(fresh_alone) {
-                    counter.insert(*s, turned_bits(*s, &fresh, &fresh_alone)?, &fresh);
-                }
-                if still_read(*s) {
-                    results.insert(*s, &fresh);
+        let signatures = pair_of(planned.signature);
+        if !to_build[k] {
+            // Kept: its results are read only if a pair built after it may reach it.
+            if read_by_a_pair_to_build(&pairs[k + 1..], &to_build[k + 1..], planned.signature) {
+                for &s in &signatures {
+                    let file = rule_file_in_place(dir, rules, draw, s).ok_or_else(|| {
+                        Error::Invariant(format!("rule table {s} is no longer in place"))
+                    })?;
+                    let (fresh, fresh_alone) = existing_fresh(&file, &pure, &results)?;
+                    for (counter, fresh_alone) in alone.iter_mut().zip(fresh_alone) {
+                        counter.insert(s, turned_bits(s, &fresh, &fresh_alone)?, &fresh);
+                    }
+                    if still_read(s) {
+                        results.insert(s, &fresh);
+                    }
                 }
             }
             if !keep_raw {

@@ -7,13 +7,16 @@ use bitvec::vec::BitVec;
 use dprobe::draw::PlaneKind;
 use dprobe::format::draw::{corner_parts, fresh_symbol, FamilySection, NO_CORNER};
 use dprobe::format::{draw_table_path, AloneImplied, DrawFile, SectionRole, TableKind};
-use dprobe::index::{Signature, TableIndex};
+use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
 use dprobe::{DrawRules, DrawWdl, Wdl};
 use rayon::prelude::*;
+use std::path::Path;
 
 use crate::draw::results::{pure_wdl, FreshResults};
 use crate::draw::solve::DrawTable;
+use crate::draw::tables::corrupt;
+use crate::error::Error;
 use crate::pure::tableset::TableSet;
 use crate::pure::write::{encode, encode_with_symbol_table, Compression, Fill, Layout};
 
@@ -260,31 +263,55 @@ pub fn encode_draw_table(
 /// A signature's fresh results under all the rules, and under each counter alone.
 pub(crate) type FreshAndAlone = (Vec<u8>, Vec<Vec<u8>>);
 
-/// The fresh results of an intact rule table file built under `draw` over the tables of `pure`,
-/// if there is one; `smaller` holds the fresh results of the materials its captures lead to.
-pub(crate) fn existing_fresh(
-    pure: &TableSet,
-    smaller: &dyn FreshResults,
+/// The rule table of `signature` in `dir`, if one is in place: written under these move and
+/// draw rules for this signature, with the checksums of its header and of every section intact.
+/// What a later build takes as built without reading its results (as the pure build takes an
+/// intact published file).
+pub(crate) fn rule_file_in_place(
+    dir: &Path,
+    rules: &MoveRules,
     draw: &DrawRules,
     signature: Signature,
-) -> Option<FreshAndAlone> {
-    let rules = pure.rules();
-    let file = DrawFile::open(&draw_table_path(pure.dir(), rules.id, draw, signature)).ok()?;
-    let size = TableIndex::new(signature).size();
+) -> Option<DrawFile> {
+    let file = DrawFile::open(&draw_table_path(dir, rules.id, draw, signature)).ok()?;
     let matches = file.rules == rules.id
         && file.fingerprint == draw.fingerprint()
         && file.signature == signature
         && file.counters_alone() == counters_alone(draw);
+    let intact = file
+        .sections()
+        .iter()
+        .all(|(_, section)| section.verify_file_checksum().is_ok());
+    (matches && intact).then_some(file)
+}
+
+/// The fresh results of `file`, a rule table in place ([`rule_file_in_place`]) over the tables
+/// of `pure`, under all the rules and under each counter alone; `smaller` holds the fresh
+/// results of the materials its captures lead to.
+///
+/// # Errors
+///
+/// A pure table that cannot be read, or a section whose blocks do not hold one valid result a
+/// position.
+pub(crate) fn existing_fresh(
+    file: &DrawFile,
+    pure: &TableSet,
+    smaller: &dyn FreshResults,
+) -> Result<FreshAndAlone, Error> {
+    // Both check that they hold a result for each of the pure results' positions.
     let fresh = file
-        .fresh_results(&pure_wdl(pure, smaller, signature).ok()?)
-        .ok()?;
+        .fresh_results(&pure_wdl(pure, smaller, file.signature)?)
+        .map_err(corrupt)?;
     let alone = (0..file.counters_alone())
-        .map(|k| file.fresh_results_alone(k, &fresh)?.ok())
-        .collect::<Option<Vec<_>>>()?;
-    let complete = std::iter::once(&fresh)
-        .chain(&alone)
-        .all(|f| f.len() as u64 == size);
-    (matches && complete).then_some((fresh, alone))
+        .map(|k| match file.fresh_results_alone(k, &fresh) {
+            Some(alone) => alone.map_err(corrupt),
+            None => Err(Error::Invariant(format!(
+                "{}: no results under counter {k} alone",
+                file.signature
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((fresh, alone))
 }
 
 /// How many counters a rule table file keeps results alone for.
