@@ -667,43 +667,48 @@ impl Children<'_> {
         // One bit per reading: some exit is good, or bad, for the pure winner.
         let mut bad_exit = 0u32;
         let mut good_exit = 0u32;
-        let mut inside = false;
-        // The men's share of the index of the children of king moves, which leave the men
-        // where they are: computed once, at the first of them.
-        let mut kings_children_men = None;
         let every = u32::MAX >> (MAX_READINGS - classes.len());
-        for mv in moves {
+        // The exits first: where they decide the class in every reading (a good exit for the
+        // winner, a bad one for the loser), the moves inside are never indexed.
+        for mv in moves.iter().filter(|mv| mv.is_capture() || mv.crowned) {
             let child = board.play(mv);
-            if mv.is_capture() || mv.crowned {
-                // Good for the pure winner: the child's mover loses if the winner moved.
-                let good_result = if mover_wins {
-                    DrawWdl::Loss
-                } else {
-                    DrawWdl::Win
-                };
-                if child.own() == 0 {
-                    let all_good = good_result == DrawWdl::Loss;
-                    good_exit |= if all_good { every } else { 0 };
-                    bad_exit |= if all_good { 0 } else { every };
-                    continue;
-                }
-                // Every reading indexes the materials alike.
-                let (signature, child_index) = self.readings[0].locate(&child);
-                for (r, reading) in self.readings.iter().enumerate() {
-                    let result = reading
-                        .fresh_at(signature, child_index)
-                        .unwrap_or_else(|error| {
-                            (self.record)(error);
-                            DrawWdl::Draw
-                        });
-                    if result == good_result {
-                        good_exit |= 1 << r;
-                    } else {
-                        bad_exit |= 1 << r;
-                    }
-                }
+            // Good for the pure winner: the child's mover loses if the winner moved.
+            let good_result = if mover_wins {
+                DrawWdl::Loss
             } else {
+                DrawWdl::Win
+            };
+            if child.own() == 0 {
+                let all_good = good_result == DrawWdl::Loss;
+                good_exit |= if all_good { every } else { 0 };
+                bad_exit |= if all_good { 0 } else { every };
+                continue;
+            }
+            // Every reading indexes the materials alike.
+            let (signature, child_index) = self.readings[0].locate(&child);
+            for (r, reading) in self.readings.iter().enumerate() {
+                let result = reading
+                    .fresh_at(signature, child_index)
+                    .unwrap_or_else(|error| {
+                        (self.record)(error);
+                        DrawWdl::Draw
+                    });
+                if result == good_result {
+                    good_exit |= 1 << r;
+                } else {
+                    bad_exit |= 1 << r;
+                }
+            }
+        }
+        let decided = if mover_wins { good_exit } else { bad_exit };
+        let mut inside = false;
+        if decided != every {
+            // The men's share of the index of the children of king moves, which leave the men
+            // where they are: computed once, at the first of them.
+            let mut kings_children_men = None;
+            for mv in moves.iter().filter(|mv| !mv.is_capture() && !mv.crowned) {
                 inside = true;
+                let child = board.play(mv);
                 let man_moved = board.men & (1 << mv.from) != 0;
                 let child_index = if man_moved {
                     self.index.index(&child)
