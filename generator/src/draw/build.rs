@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use dprobe::draw::MaterialShape;
 use dprobe::format::{draw_dir, draw_table_path, DrawFile, SectionRole};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
@@ -105,6 +106,38 @@ fn results_readable(file: &DrawFile) -> bool {
     })
 }
 
+/// The materials a move of the pair of `signature` may leave to (either side to move).
+fn exit_targets(signature: Signature) -> Vec<Signature> {
+    let sides = pair_of(signature);
+    (1..=signature.pieces())
+        .flat_map(Signature::with_pieces)
+        .filter(|&to| sides.iter().any(|&from| leaves_to(from, to)))
+        .collect()
+}
+
+/// Whether some counter of `draw` runs in the pair of `signature`: one side or the other has a
+/// count that can decide (an `A` or `Z` budget, or a condition counter).
+fn a_count_runs(draw: &DrawRules, signature: Signature) -> Result<bool, Error> {
+    for side in pair_of(signature) {
+        let shape = MaterialShape::of(draw, side).map_err(Error::from)?;
+        if shape.a_full.is_some() || shape.z_full.is_some() || shape.condition.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// How the results of a pair under one counter alone follow from its exits, without a solve,
+/// where no count runs in the pair (under all the rules, so under that counter alone either):
+/// both solves are then the pure game's with the exits' values, and differ only where those do.
+enum FromExits {
+    /// At no exit do the results alone differ from those under all the rules: neither do the
+    /// pair's.
+    AsUnderAll,
+    /// At no exit does the counter alone turn anything: it turns nothing in the pair.
+    NoneTurned,
+}
+
 /// The results under one counter alone, built beside those under all the rules.
 struct Alone {
     draw: DrawRules,
@@ -123,6 +156,18 @@ impl Alone {
         !applies(signature)
             && !applies(signature.flipped())
             && !self.changed.iter().any(|&t| may_reach(signature, t))
+    }
+
+    /// How the pair's results alone follow from those at `exits` (the materials its moves
+    /// leave to), if they do, for a pair in which no count runs.
+    fn following_exits(&self, exits: &[Signature]) -> Option<FromExits> {
+        if !exits.iter().any(|&t| self.results.holds(t)) {
+            Some(FromExits::AsUnderAll)
+        } else if !exits.iter().any(|t| self.changed.contains(t)) {
+            Some(FromExits::NoneTurned)
+        } else {
+            None
+        }
     }
 
     /// Keeps the results alone of `signature` (where the counter turns the pure result into a
@@ -145,7 +190,9 @@ impl Alone {
 /// holds it under all. So where no value changes under all the rules, none changes under one
 /// counter, and a pair is solved again under a counter only if it changes some value under all
 /// the rules and the counter applies to it or to a material it may reach that the counter
-/// changes; otherwise its results alone are the pure game's.
+/// changes; otherwise its results alone are the pure game's. Where no count runs in the pair,
+/// its results under a counter alone follow from those at its exits ([`FromExits`]), and it is
+/// not solved again either.
 ///
 /// A pair's pure results are read from its raw files where a build left them
 /// ([`BuildOptions::raw_for_rules`](crate::pure::build::BuildOptions::raw_for_rules)); without
@@ -249,19 +296,31 @@ pub fn generate_draw_tables(
         // Per counter, the pair's results alone in the order of `solved`, as bits: this
         // counter alone turns the pure result into a draw.
         let mut pair_alone: Vec<Vec<BitVec<u64>>> = Vec::with_capacity(alone.len());
+        let exits = if changed && !a_count_runs(draw, planned.signature)? {
+            Some(exit_targets(planned.signature))
+        } else {
+            None
+        };
         for (counter, reading) in alone.iter().zip(reading_of) {
-            pair_alone.push(match reading.filter(|_| changed) {
-                Some(reading) => solve_draw_pair(&counter.draw, &graph, reading)?
+            let from_exits = exits
+                .as_ref()
+                .and_then(|exits| counter.following_exits(exits));
+            pair_alone.push(match (reading.filter(|_| changed), from_exits) {
+                (Some(_), Some(FromExits::AsUnderAll)) => solved
+                    .iter()
+                    .map(|(signature, fresh, _)| turned_bits(*signature, fresh, fresh))
+                    .collect::<Result<_, _>>()?,
+                (None, _) | (_, Some(FromExits::NoneTurned)) => solved
+                    .iter()
+                    .map(|(_, fresh, _)| BitVec::repeat(false, fresh.len()))
+                    .collect(),
+                (Some(reading), None) => solve_draw_pair(&counter.draw, &graph, reading)?
                     .iter()
                     .zip(&solved)
                     .map(|(alone, (signature, fresh, _))| {
                         turned_bits(*signature, fresh, &alone.fresh)
                     })
                     .collect::<Result<_, _>>()?,
-                None => solved
-                    .iter()
-                    .map(|(_, fresh, _)| BitVec::repeat(false, fresh.len()))
-                    .collect(),
             });
         }
         drop(graph);

@@ -226,6 +226,12 @@ impl AloneResults {
     pub fn retain(&mut self, keep: impl Fn(Signature) -> bool) {
         self.tables.retain(keep);
     }
+
+    /// Whether results alone of `signature` are held: they differ from those under all the
+    /// rules.
+    pub fn holds(&self, signature: Signature) -> bool {
+        self.tables.get(signature).is_some()
+    }
 }
 
 /// Per position, whether one counter alone turns the pure result into a draw, from its results
