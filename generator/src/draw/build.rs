@@ -13,7 +13,9 @@ use std::time::Instant;
 use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
 
-use crate::draw::results::{turned_bits, AloneResults, DrawResults, FreshResults, Overlay};
+use crate::draw::results::{
+    longest_pure_distance, turned_bits, AloneResults, DrawResults, FreshResults, Overlay,
+};
 use crate::draw::solve::{solve_draw_pair, PairGraph};
 use crate::draw::write::{
     counters_alone, encode_sections, existing_fresh, finish_draw_table, rule_file_in_place,
@@ -127,14 +129,17 @@ fn a_count_runs(draw: &DrawRules, signature: Signature) -> Result<bool, Error> {
     Ok(false)
 }
 
-/// How the results of a pair under one counter alone follow from its exits, without a solve,
-/// where no count runs in the pair (under all the rules, so under that counter alone either):
-/// both solves are then the pure game's with the exits' values, and differ only where those do.
+/// How the results of a pair under one counter alone follow from its exits, without a solve
+/// ([`Alone::following_exits`]).
 enum FromExits {
-    /// At no exit do the results alone differ from those under all the rules: neither do the
-    /// pair's.
+    /// No count runs in the pair (under all the rules, so under that counter alone either):
+    /// both solves are the pure game's with the exits' values, and at no exit do the results
+    /// alone differ from those under all the rules, so neither do the pair's.
     AsUnderAll,
-    /// At no exit does the counter alone turn anything: it turns nothing in the pair.
+    /// At no exit does the counter alone turn anything, and in the pair it never runs out: it
+    /// runs in neither side, or the pair's longest pure game ends before its smallest budget
+    /// (the winner's quickest win reaches a won exit, or the end, in fewer plies than any
+    /// count of it can reach). It turns nothing in the pair.
     NoneTurned,
 }
 
@@ -158,16 +163,44 @@ impl Alone {
             && !self.changed.iter().any(|&t| may_reach(signature, t))
     }
 
-    /// How the pair's results alone follow from those at `exits` (the materials its moves
-    /// leave to), if they do, for a pair in which no count runs.
-    fn following_exits(&self, exits: &[Signature]) -> Option<FromExits> {
-        if !exits.iter().any(|&t| self.results.holds(t)) {
-            Some(FromExits::AsUnderAll)
-        } else if !exits.iter().any(|t| self.changed.contains(t)) {
-            Some(FromExits::NoneTurned)
-        } else {
-            None
+    /// How the results alone of the pair of `signature` follow from those at `exits` (the
+    /// materials its moves leave to), if they do: `counts_run`, whether some count runs in the
+    /// pair under all the rules; `longest`, the pair's longest pure distance if known.
+    fn following_exits(
+        &self,
+        signature: Signature,
+        exits: &[Signature],
+        counts_run: bool,
+        longest: Option<u16>,
+    ) -> Result<Option<FromExits>, Error> {
+        if !counts_run && !exits.iter().any(|&t| self.results.holds(t)) {
+            return Ok(Some(FromExits::AsUnderAll));
         }
+        if exits.iter().any(|t| self.changed.contains(t)) {
+            return Ok(None);
+        }
+        let outlasted = match longest {
+            Some(longest) => longest < self.smallest_budget(signature)?,
+            None => false,
+        };
+        Ok((!counts_run || outlasted).then_some(FromExits::NoneTurned))
+    }
+
+    /// The smallest budget, in plies, this counter alone starts with on either side of the pair
+    /// of `signature` (`u16::MAX` where it runs in neither).
+    fn smallest_budget(&self, signature: Signature) -> Result<u16, Error> {
+        let mut smallest = u16::MAX;
+        for side in pair_of(signature) {
+            let shape = MaterialShape::of(&self.draw, side).map_err(Error::from)?;
+            let condition = shape.condition.map(|c| c.budget);
+            for budget in [shape.a_full, shape.z_full, condition]
+                .into_iter()
+                .flatten()
+            {
+                smallest = smallest.min(budget);
+            }
+        }
+        Ok(smallest)
     }
 
     /// Keeps the results alone of `signature` (where the counter turns the pure result into a
@@ -190,9 +223,8 @@ impl Alone {
 /// holds it under all. So where no value changes under all the rules, none changes under one
 /// counter, and a pair is solved again under a counter only if it changes some value under all
 /// the rules and the counter applies to it or to a material it may reach that the counter
-/// changes; otherwise its results alone are the pure game's. Where no count runs in the pair,
-/// its results under a counter alone follow from those at its exits ([`FromExits`]), and it is
-/// not solved again either.
+/// changes; otherwise its results alone are the pure game's. Where they follow from those at
+/// its exits ([`FromExits`]), it is not solved again either.
 ///
 /// A pair's pure results are read from its raw files where a build left them
 /// ([`BuildOptions::raw_for_rules`](crate::pure::build::BuildOptions::raw_for_rules)); without
@@ -276,6 +308,7 @@ pub fn generate_draw_tables(
             }));
         }
         let graph = PairGraph::build(rules, draw, &pure, &readings, planned.signature)?;
+        let longest = longest_pure_distance(&pure, planned.signature);
         // Only the graph reads the pair's pure tables (it keeps their results, and the exits
         // read rule results): unpacked from published files they take a byte a position,
         // 0.22 GB for the largest pair at 6 pieces, so none is kept while the pair is solved.
@@ -296,15 +329,15 @@ pub fn generate_draw_tables(
         // Per counter, the pair's results alone in the order of `solved`, as bits: this
         // counter alone turns the pure result into a draw.
         let mut pair_alone: Vec<Vec<BitVec<u64>>> = Vec::with_capacity(alone.len());
-        let exits = if changed && !a_count_runs(draw, planned.signature)? {
-            Some(exit_targets(planned.signature))
-        } else {
-            None
-        };
+        let exits = changed.then(|| exit_targets(planned.signature));
+        let counts_run = changed && a_count_runs(draw, planned.signature)?;
         for (counter, reading) in alone.iter().zip(reading_of) {
-            let from_exits = exits
-                .as_ref()
-                .and_then(|exits| counter.following_exits(exits));
+            let from_exits = match &exits {
+                Some(exits) => {
+                    counter.following_exits(planned.signature, exits, counts_run, longest)?
+                }
+                None => None,
+            };
             pair_alone.push(match (reading.filter(|_| changed), from_exits) {
                 (Some(_), Some(FromExits::AsUnderAll)) => solved
                     .iter()

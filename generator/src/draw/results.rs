@@ -13,6 +13,22 @@ use crate::pure::tableset::TableSet;
 use crate::pure::unpack::{is_published, open};
 use crate::Error;
 
+/// The longest distance of a decided position of the pair of `signature` in the pure game
+/// ([`Table::longest_distance`](crate::pure::store::Table::longest_distance)), where its raw
+/// files are there to read it from; `None` otherwise, or if one cannot be read.
+pub fn longest_pure_distance(pure: &TableSet, signature: Signature) -> Option<u16> {
+    let (dir, rules) = (pure.dir(), pure.rules());
+    crate::pure::build::pair_of(signature)
+        .into_iter()
+        .map(|s| {
+            raw_table_path(dir, rules.id, s)
+                .exists()
+                .then(|| pure.table(s).ok()?.longest_distance())
+                .flatten()
+        })
+        .try_fold(0, |longest, side| side.map(|d| longest.max(d)))
+}
+
 /// The pure result of every position of `signature`, in index order: from its raw file where a
 /// build left one (it holds every value, those of capture positions too); else from its `.wdl`
 /// file, a capture position's (don't-care there) the best of its captures' results, taken from

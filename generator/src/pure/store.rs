@@ -457,6 +457,21 @@ impl Table {
         Value::unpack(self.packed(index))
     }
 
+    /// The longest distance of a decided position, in plies: no game from a position of the
+    /// table lasts longer when its winner plays the quickest win. `None` if a stored value is not
+    /// a valid one.
+    pub fn longest_distance(&self) -> Option<u16> {
+        (0..self.index.size())
+            .into_par_iter()
+            .map(|i| {
+                self.value(i).map(|v| match v {
+                    Value::Win(d) | Value::Loss(d) => d,
+                    Value::Draw => 0,
+                })
+            })
+            .try_reduce(|| 0, |a, b| Some(a.max(b)))
+    }
+
     /// The pure result of every position, in index order (what a rule table's fresh results
     /// are read against); `None` if a stored value is not a valid one.
     pub fn results(&self) -> Option<Vec<Wdl>> {

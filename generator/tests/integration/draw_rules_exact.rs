@@ -17,7 +17,7 @@ use dprobe::{
 };
 use draughts_generator::draw::build::generate_draw_tables;
 use draughts_generator::draw::tables::pure_results;
-use draughts_generator::pure::build::generate;
+use draughts_generator::pure::build::{generate_with, BuildOptions};
 use draughts_generator::pure::solve::Silent;
 use draughts_generator::pure::tableset::TableSet;
 use full_state::{Counts, FullStateSolution};
@@ -48,7 +48,13 @@ impl Built {
     fn with(variant: Variant, draw: DrawRules, pieces: u32) -> Built {
         let preset = draw.preset;
         let dir = tempfile::tempdir().unwrap();
-        generate(dir.path(), &variant.moves, pieces, &Silent).unwrap();
+        // As `dtb generate` builds: the rule tables read the raw files the pure build leaves
+        // (and from them each pair's longest pure game, which spares some solves alone).
+        let options = BuildOptions {
+            raw_for_rules: true,
+            ..BuildOptions::default()
+        };
+        generate_with(dir.path(), &variant.moves, pieces, &options, &Silent).unwrap();
         generate_draw_tables(dir.path(), &variant.moves, &draw, pieces, 3, true, &Silent).unwrap();
         let mut tables = Tablebase::new(variant);
         tables.add_directory(dir.path()).unwrap();
