@@ -9,6 +9,7 @@ use dprobe::rules::{has_capture, legal_moves, Board};
 use dprobe::{DrawWdl, Wdl};
 use rayon::prelude::*;
 
+use crate::pure::build::pair_of;
 use crate::pure::tableset::TableSet;
 use crate::pure::unpack::{is_published, open};
 use crate::Error;
@@ -18,7 +19,7 @@ use crate::Error;
 /// files are there to read it from; `None` otherwise, or if one cannot be read.
 pub fn longest_pure_distance(pure: &TableSet, signature: Signature) -> Option<u16> {
     let (dir, rules) = (pure.dir(), pure.rules());
-    crate::pure::build::pair_of(signature)
+    pair_of(signature)
         .into_iter()
         .map(|s| {
             raw_table_path(dir, rules.id, s)
