@@ -46,7 +46,7 @@ use dprobe::{
 };
 use rayon::prelude::*;
 
-use crate::pure::store::{Table, TableStats};
+use crate::pure::store::{prefetch, Table, TableStats};
 use crate::pure::tableset::TableSet;
 
 use super::buckets::{tasks, Buckets, Found, Queue, Queued, Segment};
@@ -109,10 +109,30 @@ impl<Q> Default for Scratch<Q> {
 
 /// Working space of one thread while initialising.
 #[derive(Default)]
-struct InitScratch {
+struct InitScratch<'a> {
     moves: Vec<Move>,
     steps: MenSteps,
     last_men: LastMenRank,
+    /// The positions with a capture whose values wait for their captures' entries: each
+    /// position's index and the end of its entries in `entries`.
+    waiting: Vec<(u64, usize)>,
+    entries: Vec<ExitEntry<'a>>,
+}
+
+/// Positions with a capture initialised together: the entries of their captures in the smaller
+/// tables are prefetched when the captures are listed and read once all of them are on their
+/// way, so that their cache misses overlap instead of following each other.
+const CAPTURES_TOGETHER: usize = 16;
+
+/// Where the value of a move out of the pair (a capture or a crowning) is read.
+#[derive(Clone, Copy)]
+enum ExitEntry<'a> {
+    /// Known without a read, as seen by the opponent after the move: a loss in 0 when the move
+    /// takes the opponent's last piece, a draw when the table could not be read (the failure
+    /// is recorded).
+    Known(Value),
+    /// An entry of a smaller table.
+    At(&'a Table, u64),
 }
 
 /// One side of the pair being solved.
@@ -265,7 +285,7 @@ struct PairSolver<'a> {
     failure: Mutex<Option<Error>>,
 }
 
-impl PairSolver<'_> {
+impl<'a> PairSolver<'a> {
     /// The first failure to read a smaller table, if any.
     fn first_failure(&self) -> Result<(), Error> {
         match self
@@ -298,51 +318,83 @@ impl PairSolver<'_> {
         mv: &Move,
         last_men: &mut LastMenRank,
     ) -> Value {
+        self.read_exit(self.exit_entry(side, board, mv, last_men))
+    }
+
+    /// Where the value of a move out of the pair from a position of `side` is read (see
+    /// [`PairSolver::value_out_of_pair`]), its entry prefetched.
+    #[inline]
+    fn exit_entry(
+        &self,
+        side: usize,
+        board: &Board,
+        mv: &Move,
+        last_men: &mut LastMenRank,
+    ) -> ExitEntry<'a> {
         debug_assert!(mv.is_capture() || mv.crowned);
         let after = board.play(mv);
         if after.own() == 0 {
-            return Value::Loss(0).one_ply_earlier();
+            return ExitEntry::Known(Value::Loss(0));
         }
-        let mut read = |table: &Table| {
-            let men = last_men.get(&table.index, &after);
-            let index = table
-                .index
-                .index_with_men(&men, after.kings, after.opp_kings);
-            table.value(index).ok_or_else(|| Error::Corrupt {
-                path: dprobe::format::raw_table_path(
-                    self.smaller.dir(),
-                    self.rules.id,
-                    table.index.signature(),
-                ),
-                reason: format!("invalid value at index {index}"),
-            })
-        };
-        let value = match self.exits[side].table(&after) {
-            Ok(table) => read(table),
+        let table = match self.exits[side].table(&after) {
+            Ok(table) => table,
             // Opening failed before: try again, to report why (or read it if it now opens).
-            Err(signature) => self.smaller.table(signature).and_then(read),
+            Err(signature) => match self.smaller.table(signature) {
+                Ok(table) => table,
+                Err(error) => {
+                    self.record_failure(error);
+                    return ExitEntry::Known(Value::Draw);
+                }
+            },
         };
-        match value {
-            Ok(value) => value.one_ply_earlier(),
-            Err(error) => {
-                let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
-                slot.get_or_insert(error);
+        let men = last_men.get(&table.index, &after);
+        let index = table
+            .index
+            .index_with_men(&men, after.kings, after.opp_kings);
+        table.prefetch(index);
+        ExitEntry::At(table, index)
+    }
+
+    /// The value of a move out of the pair, from the mover's side, read at `entry`.
+    #[inline]
+    fn read_exit(&self, entry: ExitEntry) -> Value {
+        let value = match entry {
+            ExitEntry::Known(value) => value,
+            ExitEntry::At(table, index) => table.value(index).unwrap_or_else(|| {
+                self.record_failure(Error::Corrupt {
+                    path: dprobe::format::raw_table_path(
+                        self.smaller.dir(),
+                        self.rules.id,
+                        table.index.signature(),
+                    ),
+                    reason: format!("invalid value at index {index}"),
+                });
                 Value::Draw
-            }
-        }
+            }),
+        };
+        value.one_ply_earlier()
+    }
+
+    /// Keeps the first failure to read a smaller table, reported when the pair is done.
+    #[cold]
+    fn record_failure(&self, error: Error) {
+        let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(error);
     }
 
     /// Sets up one position of a slice: its value if decided or provisionally won, else its
-    /// counter (see [`PairSolver::settle`]). Returns what was settled and whether the position
-    /// has a capture. (Inlined into both widths of queue, as it was into the one before.)
+    /// counter (see [`PairSolver::settle`]). Returns what was settled, or `None` for a position
+    /// with a capture: it waits in `scratch` with its captures' entries, settled by
+    /// [`PairSolver::settle_captures`]. (Inlined into both widths of queue, as it was into the
+    /// one before.)
     #[inline(always)]
     fn init(
         &self,
         side: usize,
         index: u64,
         board: &Board,
-        scratch: &mut InitScratch,
-    ) -> (Settled, bool) {
+        scratch: &mut InitScratch<'a>,
+    ) -> Option<Settled> {
         let partner = self.partner(side);
         let mut best_outside: Option<Value> = None;
         let mut outside = |value: Option<Value>| {
@@ -389,21 +441,65 @@ impl PairSolver<'_> {
                 };
                 outside(value);
             }
-            return (
-                self.settle(side, index, in_slice as u8, best_outside),
-                false,
-            );
+            return Some(self.settle(side, index, in_slice as u8, best_outside));
         }
         let InitScratch {
-            moves, last_men, ..
+            moves,
+            last_men,
+            waiting,
+            entries,
+            ..
         } = scratch;
         moves.clear();
         capture_moves(board, self.rules, moves);
-        for mv in moves.iter() {
-            // Every move is a capture: into a smaller table.
-            outside(Some(self.value_out_of_pair(side, board, mv, last_men)));
+        // Every move is a capture: into a smaller table.
+        entries.extend(
+            moves
+                .iter()
+                .map(|mv| self.exit_entry(side, board, mv, last_men)),
+        );
+        waiting.push((index, entries.len()));
+        None
+    }
+
+    /// Settles the positions with a capture waiting in `scratch`, their captures' values read
+    /// at last: each is decided, by its best capture.
+    fn settle_captures<Q: Queued>(
+        &self,
+        side: usize,
+        scratch: &mut InitScratch,
+        found: &mut Found<Q>,
+    ) {
+        let mut start = 0;
+        for &(index, end) in &scratch.waiting {
+            let best = scratch.entries[start..end]
+                .iter()
+                .map(|&entry| self.read_exit(entry))
+                .reduce(|best, value| {
+                    if value.is_better_than(best) {
+                        value
+                    } else {
+                        best
+                    }
+                });
+            start = end;
+            let settled = self.settle(side, index, 0, best);
+            Self::queue(side, index, &settled, found);
         }
-        (self.settle(side, index, 0, best_outside), true)
+        scratch.waiting.clear();
+        scratch.entries.clear();
+    }
+
+    /// Queues a position initialised: in the pass of its distance if decided, and in that of
+    /// its move out of the slice if that one is a loss.
+    #[inline(always)]
+    fn queue<Q: Queued>(side: usize, index: u64, settled: &Settled, found: &mut Found<Q>) {
+        if let Some(distance) = settled.value.and_then(Value::distance) {
+            found.push(side, distance, index);
+        }
+        if let Some(distance) = settled.exit {
+            found.push_exit(side, distance, index);
+        }
     }
 
     /// Stores what initialisation decides for a position with `in_slice` moves inside its slice
@@ -587,7 +683,7 @@ impl PairSolver<'_> {
         &self,
         side: usize,
         range: Range<u64>,
-        scratch: &mut InitScratch,
+        scratch: &mut InitScratch<'a>,
         found: &mut Found<Q>,
     ) {
         let this = &self.sides[side];
@@ -598,21 +694,20 @@ impl PairSolver<'_> {
         };
         let mut pending = (range.start / 64, 0u64);
         for (index, board) in range.clone().zip(this.index.boards(range)) {
-            let (settled, capture) = self.init(side, index, &board, scratch);
-            if let Some(distance) = settled.value.and_then(Value::distance) {
-                found.push(side, distance, index);
-            }
-            if let Some(distance) = settled.exit {
-                found.push_exit(side, distance, index);
-            }
-            if capture {
+            let Some(settled) = self.init(side, index, &board, scratch) else {
+                if scratch.waiting.len() == CAPTURES_TOGETHER {
+                    self.settle_captures(side, scratch, found);
+                }
                 if index / 64 != pending.0 {
                     flush(pending);
                     pending = (index / 64, 0);
                 }
                 pending.1 |= 1 << (index % 64);
-            }
+                continue;
+            };
+            Self::queue(side, index, &settled, found);
         }
+        self.settle_captures(side, scratch, found);
         flush(pending);
     }
 
@@ -649,7 +744,13 @@ impl PairSolver<'_> {
             preds.push(pred_index as usize);
         });
         // Read every predecessor's value before acting on any: the loads are independent, so
-        // the processor overlaps their cache misses instead of waiting for each in turn.
+        // the processor overlaps their cache misses instead of waiting for each in turn. A win
+        // counts the undecided ones down: their counters are fetched alongside.
+        if let Value::Win(_) = value {
+            for &i in preds.iter() {
+                prefetch(&pred_side.counters[i]);
+            }
+        }
         seen.clear();
         seen.extend(
             preds
