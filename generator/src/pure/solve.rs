@@ -119,16 +119,17 @@ struct InitScratch<'a> {
     moves: Vec<Move>,
     steps: MenSteps,
     last_men: LastMenRank,
-    /// The positions with a capture whose values wait for their captures' entries: each
-    /// position's index and the end of its entries in `entries`.
-    waiting: Vec<(u64, usize)>,
+    /// The positions whose moves out of the slice wait to be read: each position's index, the
+    /// end of its entries in `entries` and its moves inside the slice.
+    waiting: Vec<(u64, usize, u8)>,
     entries: Vec<ExitEntry<'a>>,
 }
 
-/// Positions with a capture initialised together: the entries of their captures in the smaller
-/// tables are prefetched when the captures are listed and read once all of them are on their
-/// way, so that their cache misses overlap instead of following each other.
-const CAPTURES_TOGETHER: usize = 16;
+/// Positions with moves out of their slice initialised together: the entries those moves lead
+/// to (in the smaller tables, or in the slices solved before) are prefetched when the moves are
+/// listed and read once all of them are on their way, so that their cache misses overlap
+/// instead of following each other.
+const SETTLED_TOGETHER: usize = 16;
 
 /// Positions of a slice (both sides) from which its values and counters outgrow a core's share
 /// of the processor's caches (1 MiB of L2 here at 3 bytes a position): from there on a pass
@@ -137,7 +138,7 @@ const CAPTURES_TOGETHER: usize = 16;
 /// fetching only costs (measured: 4 % slower on a 6-piece pair of three men).
 const FETCH_AHEAD_FROM: u64 = 1 << 18;
 
-/// Where the value of a move out of the pair (a capture or a crowning) is read.
+/// Where the value of a move out of a slice is read: a capture, a crowning or a man's step.
 #[derive(Clone, Copy)]
 enum ExitEntry<'a> {
     /// Known without a read, as seen by the opponent after the move: a loss in 0 when the move
@@ -146,6 +147,8 @@ enum ExitEntry<'a> {
     Known(Value),
     /// An entry of a smaller table.
     At(&'a Table, u64),
+    /// The value of a position of a slice solved before (after a man's step), final.
+    Solved(&'a AtomicU16),
 }
 
 /// One side of the pair being solved.
@@ -320,22 +323,9 @@ impl<'a> PairSolver<'a> {
         }
     }
 
-    /// The value, from the mover's side, of a move out of the pair (a capture or a crowning) from
-    /// a position of `side`, read from the smaller table it leads to; the men's share of its
-    /// index taken from `last_men` when met recently.
-    #[inline]
-    fn value_out_of_pair(
-        &self,
-        side: usize,
-        board: &Board,
-        mv: &Move,
-        last_men: &mut LastMenRank,
-    ) -> Value {
-        self.read_exit(self.exit_entry(side, board, mv, last_men))
-    }
-
-    /// Where the value of a move out of the pair from a position of `side` is read (see
-    /// [`PairSolver::value_out_of_pair`]), its entry prefetched.
+    /// Where the value of a move out of the pair (a capture or a crowning) from a position of
+    /// `side` is read, in the smaller table it leads to (the men's share of its index taken from
+    /// `last_men` when met recently), its entry prefetched.
     #[inline]
     fn exit_entry(
         &self,
@@ -373,6 +363,11 @@ impl<'a> PairSolver<'a> {
     fn read_exit(&self, entry: ExitEntry) -> Value {
         let value = match entry {
             ExitEntry::Known(value) => value,
+            ExitEntry::Solved(slot) => {
+                let value = Value::unpack(slot.load(Ordering::Relaxed));
+                debug_assert!(value.is_some(), "a man's step leads to an unsolved slice");
+                value.unwrap_or(Value::Draw)
+            }
             ExitEntry::At(table, index) => table.value(index).unwrap_or_else(|| {
                 self.record_failure(Error::Corrupt {
                     path: dprobe::format::raw_table_path(
@@ -397,9 +392,10 @@ impl<'a> PairSolver<'a> {
 
     /// Sets up one position of a slice: its value if decided or provisionally won, else its
     /// counter (see [`PairSolver::settle`]). Returns what was settled, or `None` for a position
-    /// with a capture: it waits in `scratch` with its captures' entries, settled by
-    /// [`PairSolver::settle_captures`]. (Inlined into both widths of queue, as it was into the
-    /// one before.)
+    /// with moves out of its slice (captures, men's steps): it waits in `scratch` with the
+    /// entries its moves lead to, settled by [`PairSolver::settle_waiting`]. Also returns
+    /// whether the position has a capture. (Inlined into both widths of queue, as it was into
+    /// the one before.)
     #[inline(always)]
     fn init(
         &self,
@@ -407,17 +403,8 @@ impl<'a> PairSolver<'a> {
         index: u64,
         board: &Board,
         scratch: &mut InitScratch<'a>,
-    ) -> Option<Settled> {
+    ) -> (Option<Settled>, bool) {
         let partner = self.partner(side);
-        let mut best_outside: Option<Value> = None;
-        let mut outside = |value: Option<Value>| {
-            // A man's step leads to a slice solved before this one: its value is final.
-            debug_assert!(value.is_some(), "a man's step leads to an unsolved slice");
-            let value = value.unwrap_or(Value::Draw);
-            if best_outside.is_none_or(|best| value.is_better_than(best)) {
-                best_outside = Some(value);
-            }
-        };
         if !has_capture(board, self.rules) {
             // Quiet moves, without listing the kings': they stay in the slice, only counted.
             let occupied = board.occupied();
@@ -428,7 +415,15 @@ impl<'a> PairSolver<'a> {
                 kings &= kings - 1;
             }
             let partner_side = &self.sides[partner];
-            for &(from, to, men) in scratch.steps.of(board, &partner_side.index) {
+            let InitScratch {
+                steps,
+                last_men,
+                waiting,
+                entries,
+                ..
+            } = scratch;
+            let start = entries.len();
+            for &(from, to, men) in steps.of(board, &partner_side.index) {
                 if occupied & (1 << to) != 0 {
                     continue; // a king stands there
                 }
@@ -438,7 +433,7 @@ impl<'a> PairSolver<'a> {
                     crowned: men.is_none(),
                     captured: 0,
                 };
-                let value = match men {
+                entries.push(match men {
                     // The result seen by the opponent: its kings are ours turned round.
                     Some(men) => {
                         let child = partner_side.index.index_with_men(
@@ -447,14 +442,18 @@ impl<'a> PairSolver<'a> {
                             rotate(board.kings),
                         );
                         debug_assert_eq!(child, partner_side.index.index(&board.play(&step)));
-                        let packed = partner_side.values[child as usize].load(Ordering::Relaxed);
-                        Value::unpack(packed).map(Value::one_ply_earlier)
+                        let slot = &partner_side.values[child as usize];
+                        prefetch(slot);
+                        ExitEntry::Solved(slot)
                     }
-                    None => Some(self.value_out_of_pair(side, board, &step, &mut scratch.last_men)),
-                };
-                outside(value);
+                    None => self.exit_entry(side, board, &step, last_men),
+                });
             }
-            return Some(self.settle(side, index, in_slice as u8, best_outside));
+            if entries.len() == start {
+                return (Some(self.settle(side, index, in_slice as u8, None)), false);
+            }
+            waiting.push((index, entries.len(), in_slice as u8));
+            return (None, false);
         }
         let InitScratch {
             moves,
@@ -471,32 +470,26 @@ impl<'a> PairSolver<'a> {
                 .iter()
                 .map(|mv| self.exit_entry(side, board, mv, last_men)),
         );
-        waiting.push((index, entries.len()));
-        None
+        waiting.push((index, entries.len(), 0));
+        (None, true)
     }
 
-    /// Settles the positions with a capture waiting in `scratch`, their captures' values read
-    /// at last: each is decided, by its best capture.
-    fn settle_captures<Q: Queued>(
+    /// Settles the positions waiting in `scratch`, the values of their moves out of the slice
+    /// read at last.
+    fn settle_waiting<Q: Queued>(
         &self,
         side: usize,
         scratch: &mut InitScratch,
         found: &mut Found<Q>,
     ) {
         let mut start = 0;
-        for &(index, end) in &scratch.waiting {
+        for &(index, end, in_slice) in &scratch.waiting {
             let best = scratch.entries[start..end]
                 .iter()
                 .map(|&entry| self.read_exit(entry))
-                .reduce(|best, value| {
-                    if value.is_better_than(best) {
-                        value
-                    } else {
-                        best
-                    }
-                });
+                .reduce(better);
             start = end;
-            let settled = self.settle(side, index, 0, best);
+            let settled = self.settle(side, index, in_slice, best);
             Self::queue(side, index, &settled, found);
         }
         scratch.waiting.clear();
@@ -715,20 +708,23 @@ impl<'a> PairSolver<'a> {
         };
         let mut pending = (range.start / 64, 0u64);
         for (index, board) in range.clone().zip(this.index.boards(range)) {
-            let Some(settled) = self.init(side, index, &board, scratch) else {
-                if scratch.waiting.len() == CAPTURES_TOGETHER {
-                    self.settle_captures(side, scratch, found);
+            let (settled, capture) = self.init(side, index, &board, scratch);
+            match settled {
+                Some(settled) => Self::queue(side, index, &settled, found),
+                None if scratch.waiting.len() == SETTLED_TOGETHER => {
+                    self.settle_waiting(side, scratch, found)
                 }
+                None => {}
+            }
+            if capture {
                 if index / 64 != pending.0 {
                     flush(pending);
                     pending = (index / 64, 0);
                 }
                 pending.1 |= 1 << (index % 64);
-                continue;
-            };
-            Self::queue(side, index, &settled, found);
+            }
         }
-        self.settle_captures(side, scratch, found);
+        self.settle_waiting(side, scratch, found);
         flush(pending);
     }
 
@@ -889,6 +885,16 @@ impl<'a> PairSolver<'a> {
             this.values[index].store(Value::Loss(n + 1).pack(), Ordering::Relaxed);
             found.push(side, n + 1, index as u64);
         }
+    }
+}
+
+/// The better of two values for the mover: `value` if it is better than `best`.
+#[inline(always)]
+fn better(best: Value, value: Value) -> Value {
+    if value.is_better_than(best) {
+        value
+    } else {
+        best
     }
 }
 
