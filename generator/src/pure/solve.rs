@@ -89,8 +89,8 @@ pub(crate) fn flags_by_chunks<S>(
 
 /// Working space of one thread, reused from position to position.
 struct Scratch<Q> {
-    /// The position whose value waits to be passed on: its side, value and predecessors (see
-    /// [`PairSolver::pass_on_later`]).
+    /// The position whose value waits to be passed on (see [`PairSolver::pass_on_later`]): its
+    /// side and value; its predecessors are `preds`, the next position's `next_preds`.
     waiting: Option<(usize, Value)>,
     preds: Vec<usize>,
     next_preds: Vec<usize>,
