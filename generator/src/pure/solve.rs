@@ -358,7 +358,7 @@ impl<'a> PairSolver<'a> {
         ExitEntry::At(table, index)
     }
 
-    /// The value of a move out of the pair, from the mover's side, read at `entry`.
+    /// The value of a move out of the slice, from the mover's side, read at `entry`.
     #[inline]
     fn read_exit(&self, entry: ExitEntry) -> Value {
         let value = match entry {
