@@ -775,14 +775,35 @@ impl<'a> PairSolver<'a> {
             .board_sharing_men(index, &mut runs[side])
             .flipped();
         next_preds.clear();
-        // King un-moves keep the men where they are: their share of the index is computed once.
+        // King un-moves keep the men where they are: their share of the index is computed once,
+        // and that of the kings that stay once for each king that moved.
         let men = pred_side.index.men_rank(&mover_view);
-        for_each_king_unmove(&mover_view, |pred| {
-            let pred_index = pred_side
-                .index
-                .index_with_men(&men, pred.kings, pred.opp_kings);
-            next_preds.push(pred_index as usize);
-        });
+        let occupied = mover_view.occupied();
+        let mut kings = mover_view.kings;
+        while kings != 0 {
+            let to = kings.trailing_zeros() as u8;
+            kings &= kings - 1;
+            let moving = pred_side.index.one_king_moving(
+                &men,
+                mover_view.kings & !(1 << to),
+                mover_view.opp_kings,
+            );
+            // The king came from any square along a free diagonal.
+            let mut origins: Bitboard = king_reach(to, occupied);
+            while origins != 0 {
+                let from = origins.trailing_zeros() as u8;
+                origins &= origins - 1;
+                debug_assert_eq!(
+                    moving.index_with_king_on(from),
+                    pred_side.index.index_with_men(
+                        &men,
+                        (mover_view.kings & !(1 << to)) | 1 << from,
+                        mover_view.opp_kings
+                    )
+                );
+                next_preds.push(moving.index_with_king_on(from) as usize);
+            }
+        }
         if !fetch {
             return;
         }
@@ -910,26 +931,6 @@ fn store_draws(values: &[AtomicU16]) {
 /// The values of `atomics`, in the same allocation.
 fn into_plain(atomics: Vec<AtomicU16>) -> Vec<u16> {
     atomics.into_iter().map(AtomicU16::into_inner).collect()
-}
-
-/// Calls `f` with every position from which the side to move in `view` (which has just moved)
-/// reached `view` by a quiet king move: its predecessors in the same slice.
-#[inline]
-fn for_each_king_unmove(view: &Board, mut f: impl FnMut(Board)) {
-    let occupied = view.occupied();
-    let mut kings = view.kings;
-    while kings != 0 {
-        let to = kings.trailing_zeros() as u8;
-        kings &= kings - 1;
-        let mut origins: Bitboard = king_reach(to, occupied);
-        while origins != 0 {
-            let from = origins.trailing_zeros();
-            origins &= origins - 1;
-            let mut pred = *view;
-            pred.kings = (pred.kings & !(1 << to)) | (1 << from);
-            f(pred);
-        }
-    }
 }
 
 /// Solves `signature` and its colour flip (one table if they are the same), with every table

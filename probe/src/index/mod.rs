@@ -4,5 +4,5 @@
 mod dense;
 mod signature;
 
-pub use dense::{binomial, positions_with_pieces, MenRank, MenRun, TableIndex};
+pub use dense::{binomial, positions_with_pieces, MenRank, MenRun, OneKingMoving, TableIndex};
 pub use signature::{BadSignature, Signature};
