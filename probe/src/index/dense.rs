@@ -382,6 +382,27 @@ impl TableIndex {
     /// The indices of the positions with the men of `men`, the mover's kings `other_kings` and
     /// one more, wherever it stands, and the opponent's kings `opp_kings` (see
     /// [`OneKingMoving`]), for kings of a board of this index's signature.
+    ///
+    /// ```
+    /// use dprobe::index::{Signature, TableIndex};
+    ///
+    /// let table = TableIndex::new("KKMvKM".parse::<Signature>()?);
+    /// let board = table.board(123_456);
+    /// let men = table.men_rank(&board);
+    /// // The mover's lowest king moves; the other pieces stay.
+    /// let king = board.kings & board.kings.wrapping_neg();
+    /// let others = board.kings & !king;
+    /// let moving = table.one_king_moving(&men, others, board.opp_kings);
+    /// let free = !(board.men | board.opp_men | others | board.opp_kings);
+    /// for square in (0..32).filter(|&square| free & (1 << square) != 0) {
+    ///     let kings = others | 1 << square;
+    ///     assert_eq!(
+    ///         moving.index_with_king_on(square),
+    ///         table.index_with_men(&men, kings, board.opp_kings)
+    ///     );
+    /// }
+    /// # Ok::<(), dprobe::index::BadSignature>(())
+    /// ```
     #[inline(always)]
     pub fn one_king_moving(
         &self,
@@ -754,6 +775,11 @@ mod tests {
         name.parse().unwrap()
     }
 
+    /// `count` indices below `size` spread over the whole table (a multiplicative hash).
+    fn scattered(count: u64, size: u64) -> impl Iterator<Item = u64> {
+        (0..count).map(move |i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) % size)
+    }
+
     #[test]
     fn binomials() {
         assert_eq!(binomial(32, 16), 601_080_390);
@@ -842,9 +868,7 @@ mod tests {
         for name in ["KKMvKKM", "KMvKMM", "KKKvKK", "MMvMM", "KMvKKM"] {
             let table = TableIndex::new(sig(name));
             let size = table.size();
-            let mut indices: Vec<u64> = (0..3000u64)
-                .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) % size)
-                .collect();
+            let mut indices: Vec<u64> = scattered(3000, size).collect();
             indices.sort_unstable();
             indices.extend((0..2000).map(|i| (i * 7919) % size));
             indices.extend(size.saturating_sub(500)..size);
@@ -865,7 +889,7 @@ mod tests {
         ] {
             let table = TableIndex::new(sig(name));
             let size = table.size();
-            for index in (0..2000u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) % size) {
+            for index in scattered(2000, size) {
                 let board = table.board(index);
                 let men = table.men_rank(&board);
                 let mut kings = board.kings;
