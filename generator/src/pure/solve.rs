@@ -783,11 +783,10 @@ impl<'a> PairSolver<'a> {
         while kings != 0 {
             let to = kings.trailing_zeros() as u8;
             kings &= kings - 1;
-            let moving = pred_side.index.one_king_moving(
-                &men,
-                mover_view.kings & !(1 << to),
-                mover_view.opp_kings,
-            );
+            let others = mover_view.kings & !(1 << to);
+            let moving = pred_side
+                .index
+                .one_king_moving(&men, others, mover_view.opp_kings);
             // The king came from any square along a free diagonal.
             let mut origins: Bitboard = king_reach(to, occupied);
             while origins != 0 {
@@ -795,11 +794,9 @@ impl<'a> PairSolver<'a> {
                 origins &= origins - 1;
                 debug_assert_eq!(
                     moving.index_with_king_on(from),
-                    pred_side.index.index_with_men(
-                        &men,
-                        (mover_view.kings & !(1 << to)) | 1 << from,
-                        mover_view.opp_kings
-                    )
+                    pred_side
+                        .index
+                        .index_with_men(&men, others | 1 << from, mover_view.opp_kings)
                 );
                 next_preds.push(moving.index_with_king_on(from) as usize);
             }
