@@ -394,8 +394,7 @@ impl<'a> PairSolver<'a> {
     /// counter (see [`PairSolver::settle`]). Returns what was settled, or `None` for a position
     /// with moves out of its slice (captures, men's steps): it waits in `scratch` with the
     /// entries its moves lead to, settled by [`PairSolver::settle_waiting`]. Also returns
-    /// whether the position has a capture. (Inlined into both widths of queue, as it was into
-    /// the one before.)
+    /// whether the position has a capture. (Inlined into the solver of each width of queue.)
     #[inline(always)]
     fn init(
         &self,
