@@ -36,7 +36,7 @@ use dprobe::{
 };
 use rayon::prelude::*;
 
-use crate::pure::solve::{chunks, CHUNK};
+use crate::pure::solve::{chunks, flags_by_chunks, CHUNK};
 use crate::pure::tableset::TableSet;
 use crate::Error;
 
@@ -975,6 +975,7 @@ impl Pair<'_> {
                 self.sides[s].signature, at.index, at.layer
             ))
         };
+        let mut moving: Vec<Vec<u64>> = Vec::new();
         for k in 1..=a_cap {
             let layer = LayerStep {
                 k,
@@ -990,9 +991,11 @@ impl Pair<'_> {
                     .map(|s| {
                         (0..self.class[s].len())
                             .into_par_iter()
-                            .map(|i| match self.class[s][i] {
-                                OPEN => self.open_value(s, i, &layer),
-                                class => class,
+                            .map(|i| match (self.class[s][i], built[s].last()[i]) {
+                                // At its floor, an open position stays there.
+                                (OPEN, last) if last == floor[s][i] => last,
+                                (OPEN, _) => self.open_value(s, i, &layer),
+                                (class, _) => class,
                             })
                             .collect()
                     })
@@ -1003,15 +1006,34 @@ impl Pair<'_> {
                 for (s, (builder, values)) in built.iter_mut().zip(&values).enumerate() {
                     builder.push(values).map_err(|at| rises(s, at))?;
                 }
+                // Past layer 1, where the class of every other position gives its value, only
+                // the open positions above their floor can change: each layer is worked out for
+                // them alone, flagged a bit a position.
+                moving = (0..self.sides.len())
+                    .map(|s| {
+                        let (class, last) = (&self.class[s], built[s].last());
+                        flags_by_chunks(
+                            class.len() as u64,
+                            || (),
+                            |_, range, words| {
+                                for i in range.clone() {
+                                    let i = i as usize;
+                                    if class[i] == OPEN && last[i] != floor[s][i] {
+                                        let at = i - range.start as usize;
+                                        words[at / 64] |= 1 << (at % 64);
+                                    }
+                                }
+                            },
+                        )
+                        .into_vec()
+                    })
+                    .collect();
                 continue;
             }
-            // Past layer 1, where the class of every other position gives its value, only the
-            // open positions can change: each layer is worked out for them alone.
             let corners = (0..self.sides.len())
                 .map(|s| {
-                    let class = &self.class[s];
                     built[s]
-                        .corners_of(|i| (class[i] == OPEN).then(|| self.open_value(s, i, &layer)))
+                        .corners_at(&moving[s], |i| self.open_value(s, i, &layer))
                         .map_err(|at| rises(s, at))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
@@ -1020,6 +1042,20 @@ impl Pair<'_> {
             }
             for (builder, corners) in built.iter_mut().zip(corners) {
                 builder.add_layer(corners);
+            }
+            // A position at its floor stays there: it leaves the list.
+            for (s, moving) in moving.iter_mut().enumerate() {
+                let (last, floor) = (built[s].last(), &floor[s]);
+                moving.par_iter_mut().enumerate().for_each(|(w, word)| {
+                    let mut bits = *word;
+                    while bits != 0 {
+                        let bit = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if last[w * 64 + bit] == floor[w * 64 + bit] {
+                            *word &= !(1 << bit);
+                        }
+                    }
+                });
             }
         }
         Ok(built.into_iter().map(StairsBuilder::finish).collect())
@@ -1050,10 +1086,7 @@ impl Pair<'_> {
             built,
             floor,
         } = *step;
-        let (last, floor) = (built[s].last()[i], floor[s][i]);
-        if last == floor {
-            return last;
-        }
+        let floor = floor[s][i];
         let side = &self.sides[s];
         let winner_moves = side.pure.get(i) == Wdl::Win;
         let mut acc = if winner_moves { INF } else { 0 };

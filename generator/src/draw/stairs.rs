@@ -355,26 +355,31 @@ impl StairsBuilder {
         Ok(())
     }
 
-    /// The corners the next layer adds, where `value` gives it at a position (`None`: the
-    /// position repeats the last layer's value, and is not worked out).
+    /// The corners the next layer adds at the positions flagged in `moving` (a bit a position,
+    /// 64 a word), where `value` gives it; every other position repeats the last layer's value.
     ///
     /// # Errors
     ///
     /// [`NotAStaircase`] where a value rises.
-    pub fn corners_of(
+    pub fn corners_at(
         &self,
-        value: impl Fn(usize) -> Option<u8> + Sync,
+        moving: &[u64],
+        value: impl Fn(usize) -> u8 + Sync,
     ) -> Result<Vec<(u32, u16)>, NotAStaircase> {
         let k = self.layers as u16;
-        let last = &self.last;
-        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = chunk_starts(last.len())
-            .map(|start| {
+        let found: Vec<Result<Vec<(u32, u16)>, NotAStaircase>> = moving
+            .par_chunks(CHUNK / 64)
+            .enumerate()
+            .map(|(c, words)| {
                 let mut found = Vec::new();
-                let end = (start + CHUNK).min(last.len());
-                for (i, &before) in (start..end).zip(&last[start..end]) {
-                    let Some(now) = value(i) else { continue };
-                    if let Some(code) = corner_at(i, k, before, now)? {
-                        found.push((i as u32, code));
+                for (w, &word) in words.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let i = c * CHUNK + w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if let Some(code) = corner_at(i, k, self.last[i], value(i))? {
+                            found.push((i as u32, code));
+                        }
                     }
                 }
                 Ok(found)
@@ -387,7 +392,7 @@ impl StairsBuilder {
         Ok(corners)
     }
 
-    /// Adds the next layer from its corners ([`StairsBuilder::corners_of`]).
+    /// Adds the next layer from its corners ([`StairsBuilder::corners_at`]).
     pub fn add_layer(&mut self, corners: Vec<(u32, u16)>) {
         for (index, code) in corners {
             self.last[index as usize] = corner_parts(code).1;
@@ -472,15 +477,14 @@ mod tests {
             vec![6, 1, 4, 0, 7],
         ];
         // Past layer 1, positions 3 and 4 keep their values: only the others are given.
-        let moving = [0u32, 1, 2];
+        let moving = 0b111;
         let mut sparse = StairsBuilder::new(layers[0].clone());
         let mut whole = StairsBuilder::new(layers[0].clone());
         for (k, layer) in layers.iter().enumerate().skip(1) {
             if k == 1 {
                 sparse.push(layer).unwrap();
             } else {
-                let value = |i: usize| moving.contains(&(i as u32)).then_some(layer[i]);
-                sparse.add_layer(sparse.corners_of(value).unwrap());
+                sparse.add_layer(sparse.corners_at(&[moving], |i| layer[i]).unwrap());
             }
             whole.push(layer).unwrap();
             assert_eq!(sparse.last(), layer.as_slice(), "layer {k}");
@@ -492,10 +496,10 @@ mod tests {
 
         let builder = StairsBuilder::new(vec![3, 4, 5]);
         assert_eq!(
-            builder.corners_of(|i| [Some(2), None, Some(6)][i]),
+            builder.corners_at(&[0b101], |i| [2, 0, 6][i]),
             Err(NotAStaircase { index: 2, layer: 1 })
         );
-        assert_eq!(builder.corners_of(|i| (i == 1).then_some(4)), Ok(vec![]));
+        assert_eq!(builder.corners_at(&[0b10], |_| 4), Ok(vec![]));
     }
 
     /// Writes a file of signature KvK whose only family holds `stairs` (the fresh results all
