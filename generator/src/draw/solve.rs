@@ -1043,7 +1043,7 @@ impl Pair<'_> {
             for (builder, corners) in built.iter_mut().zip(corners) {
                 builder.add_layer(corners);
             }
-            // A position at its floor stays there: it leaves the list.
+            // A position at its floor stays there: it is no longer flagged.
             for (s, moving) in moving.iter_mut().enumerate() {
                 let (last, floor) = (built[s].last(), &floor[s]);
                 moving.par_iter_mut().enumerate().for_each(|(w, word)| {
