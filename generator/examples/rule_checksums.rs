@@ -52,7 +52,7 @@ fn main() {
             .expect("a known rule set")
             .moves;
         let pure = pure.get_or_insert_with(|| TableSet::new(set, moves));
-        pure.close_all_but([file.signature]);
+        pure.close_all_but([file.signature], []);
         let name = path.file_name().expect("a file name").to_string_lossy();
         let results = pure_results(pure, file.signature).expect("the pure table");
         let fresh = file.fresh_results(&results).expect("fresh results");

@@ -279,7 +279,7 @@ pub fn generate_draw_tables(
                 }
             }
             if !keep_raw {
-                pure.close_all_but([]);
+                pure.close_all_but([], []);
                 remove_raw_files(dir, rules, std::slice::from_ref(planned), &[])?;
             }
             observer.pair_skipped(planned);
@@ -312,7 +312,7 @@ pub fn generate_draw_tables(
         // Only the graph reads the pair's pure tables (it keeps their results, and the exits
         // read rule results): unpacked from published files they take a byte a position,
         // 0.22 GB for the largest pair at 6 pieces, so none is kept while the pair is solved.
-        pure.close_all_but([]);
+        pure.close_all_but([], []);
         let tables = solve_draw_pair(draw, &graph, 0)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
         // The results under all the rules are compressed at once, so that their staircases are

@@ -302,11 +302,10 @@ pub fn generate_with(
     let planned_pairs = plan(pieces);
     for (step, planned) in planned_pairs.iter().enumerate() {
         let ahead = &planned_pairs[step + 1..];
-        // Unmap what no pair left reads: the smaller tables would otherwise stay resident.
+        // Unmap what this pair does not read: the smaller tables would otherwise stay resident.
         tables.close_all_but(
-            planned_pairs[step..]
-                .iter()
-                .flat_map(|p| [p.signature, p.signature.flipped()]),
+            pair_of(planned.signature),
+            ahead.iter().flat_map(|p| pair_of(p.signature)),
         );
         let read_later = read_by(ahead);
         let raw_read_later = options.raw_for_rules

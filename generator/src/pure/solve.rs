@@ -1091,6 +1091,9 @@ pub(super) fn solve_levels(
             });
         // A smaller table that cannot be read stops the pair at the end of the level.
         solver.first_failure()?;
+        // The next level reads other parts of the smaller tables (their men placements follow
+        // this level's): the pages read so far would only swell the resident size.
+        smaller.release_pages();
     }
     Ok(())
 }

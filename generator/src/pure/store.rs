@@ -16,7 +16,7 @@
 //! memory, in the same bytes, from its published files ([`crate::pure::unpack`]).
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use dprobe::format::raw_table_path;
@@ -255,6 +255,24 @@ pub fn write_table(
     Ok(value_checksum)
 }
 
+/// The xxh3-64 of the first `len` bytes of `file`, read through a buffer rather than the
+/// mapping: a page read through the mapping stays resident in the process until it is unmapped,
+/// so checking a table would count all of it in the build's resident size, where the solver
+/// touches only the pages it reads.
+fn file_checksum(mut file: &File, len: usize) -> io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut hasher = Xxh3::new();
+    let mut buffer = vec![0u8; CHUNK_BYTES * 16];
+    let mut left = len;
+    while left > 0 {
+        let chunk = &mut buffer[..left.min(CHUNK_BYTES * 16)];
+        file.read_exact(chunk)?;
+        hasher.update(chunk);
+        left -= chunk.len();
+    }
+    Ok(hasher.digest())
+}
+
 /// A solved table: its raw file memory-mapped, or the same bytes rebuilt in memory.
 pub struct Table {
     /// The table's index.
@@ -365,7 +383,7 @@ impl Table {
         let body_end = map.len() - CHECKSUM_LEN;
         if check_sum {
             let stored = u64::from_le_bytes(map[body_end..].try_into().unwrap_or_default());
-            if xxh3_64(&map[..body_end]) != stored {
+            if file_checksum(&file, body_end).map_err(io_error(&path))? != stored {
                 return Err(corrupt("checksum mismatch: the file is damaged".into()));
             }
         }
@@ -432,6 +450,21 @@ impl Table {
         Err(Error::Invariant(format!(
             "{signature}: a value did not fit two bytes"
         )))
+    }
+
+    /// Drops the table's mapped pages from the process's resident set (they stay in the page
+    /// cache, and a later read maps them again from there): the solver calls this between
+    /// levels of slices, each of which reads its own part of the smaller tables, so that the
+    /// pages of the parts read before do not count in the build's resident size. A table
+    /// rebuilt in memory keeps its pages.
+    pub fn release_pages(&self) {
+        if let RawBytes::Mapped(map) = &self.map {
+            // SAFETY: the mapping is a shared, read-only one of a file that is never modified
+            // once renamed into place, so a page read after this is mapped again with the same
+            // bytes; nothing written to the mapping is lost, as nothing is ever written. The
+            // advice failing leaves the pages resident, which is harmless.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
     }
 
     /// Whether the table was rebuilt in memory rather than mapped from its raw file: only

@@ -3,6 +3,7 @@
 //! files where the raw ones are gone.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use dprobe::{
@@ -20,6 +21,9 @@ pub struct TableSet {
     dir: PathBuf,
     rules: MoveRules,
     tables: Vec<OnceLock<Table>>,
+    /// Whose raw file's checksum this set has checked: a raw file is never changed once in
+    /// place, so a table closed and opened again is not read whole a second time.
+    checked: Vec<AtomicBool>,
 }
 
 impl TableSet {
@@ -29,6 +33,9 @@ impl TableSet {
             dir: dir.to_path_buf(),
             rules,
             tables: (0..Signature::SLOTS).map(|_| OnceLock::new()).collect(),
+            checked: (0..Signature::SLOTS)
+                .map(|_| AtomicBool::new(false))
+                .collect(),
         }
     }
 
@@ -42,40 +49,63 @@ impl TableSet {
         &self.rules
     }
 
-    /// The table of `signature`, opened (and its checksum checked) on first use: its raw
-    /// file, or without one, the table rebuilt in memory from its published files.
+    /// The table of `signature`, opened on first use: its raw file (its checksum checked the
+    /// first time), or without one, the table rebuilt in memory from its published files.
     pub fn table(&self, signature: Signature) -> Result<&Table, Error> {
         let cell = &self.tables[signature.slot()];
         if let Some(table) = cell.get() {
             return Ok(table);
         }
-        let table = match Table::open(&self.dir, self.rules.id, signature, true) {
+        let checked = &self.checked[signature.slot()];
+        let check_sum = !checked.load(Ordering::Acquire);
+        let table = match Table::open(&self.dir, self.rules.id, signature, check_sum) {
             Err(Error::Missing { .. }) if is_published(&self.dir, &self.rules, signature) => {
                 unpack(self, signature)?
             }
             opened => opened?,
         };
+        checked.store(true, Ordering::Release);
         Ok(cell.get_or_init(|| table))
     }
 
-    /// Closes every open table other than those of `ahead` and those they reach in one move
-    /// (see [`move_targets`]), so that a long build or check keeps mapped only the tables it
-    /// still reads: without this, every table ever read stays resident to the end.
-    pub fn close_all_but(&mut self, ahead: impl IntoIterator<Item = Signature>) {
-        let mut needed = vec![false; Signature::SLOTS];
-        for signature in ahead {
-            needed[signature.slot()] = true;
-            for target in move_targets(signature) {
-                needed[target.slot()] = true;
+    /// Closes every open table other than those of `now` and those they reach in one move
+    /// (see [`move_targets`]), and the tables rebuilt in memory that `later` so reaches: a long
+    /// build or check keeps resident only what it reads. A mapped table is opened again at
+    /// little cost when a later table reads it, and its pages, kept mapped, would count in the
+    /// build's resident size to the end (gigabytes at 7 pieces); a table rebuilt in memory is
+    /// a solve to rebuild, so it is kept while anything ahead reads it.
+    pub fn close_all_but(
+        &mut self,
+        now: impl IntoIterator<Item = Signature>,
+        later: impl IntoIterator<Item = Signature>,
+    ) {
+        let reached = |signatures: &mut dyn Iterator<Item = Signature>| {
+            let mut reached = vec![false; Signature::SLOTS];
+            for signature in signatures {
+                reached[signature.slot()] = true;
+                for target in move_targets(signature) {
+                    reached[target.slot()] = true;
+                }
             }
-        }
+            reached
+        };
+        let needed_now = reached(&mut now.into_iter());
+        let needed_later = reached(&mut later.into_iter());
         for cell in &mut self.tables {
-            if cell
-                .get()
-                .is_some_and(|table| !needed[table.index.signature().slot()])
-            {
+            if cell.get().is_some_and(|table| {
+                let slot = table.index.signature().slot();
+                !(needed_now[slot] || table.is_in_memory() && needed_later[slot])
+            }) {
                 cell.take();
             }
+        }
+    }
+
+    /// Drops the pages of every open mapped table from the resident set
+    /// ([`Table::release_pages`]).
+    pub fn release_pages(&self) {
+        for table in self.tables.iter().filter_map(OnceLock::get) {
+            table.release_pages();
         }
     }
 
@@ -134,9 +164,11 @@ pub fn move_targets(signature: Signature) -> Vec<Signature> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pure::build::generate;
+    use crate::pure::build::{generate_with, BuildOptions};
     use crate::pure::solve::Silent;
+    use dprobe::format::raw_table_path;
     use dprobe::{index::TableIndex, rules::legal_moves, Variant};
+    use std::fs;
 
     fn names(signature: &str) -> Vec<String> {
         let mut names: Vec<String> = move_targets(signature.parse().unwrap())
@@ -186,23 +218,59 @@ mod tests {
     }
 
     #[test]
-    fn closing_keeps_only_what_is_still_ahead() {
+    fn closing_keeps_what_is_read_now_and_what_would_be_solved_again() {
         let dir = tempfile::tempdir().unwrap();
         let rules = Variant::RUSSIAN.moves;
-        generate(dir.path(), &rules, 3, &Silent).unwrap();
+        let keep_raw = BuildOptions {
+            keep_raw: true,
+            ..BuildOptions::default()
+        };
+        generate_with(dir.path(), &rules, 3, &keep_raw, &Silent).unwrap();
+        // Without its raw file, KvK is rebuilt in memory from its published files.
+        let unpacked: Signature = "KvK".parse().unwrap();
+        fs::remove_file(raw_table_path(dir.path(), rules.id, unpacked)).unwrap();
         let mut tables = TableSet::new(dir.path(), rules);
         let all: Vec<Signature> = (2..=3).flat_map(Signature::with_pieces).collect();
         for &signature in &all {
             tables.table(signature).unwrap();
         }
-        let ahead: Signature = "KMvK".parse().unwrap();
-        tables.close_all_but([ahead]);
+        assert!(tables.open_table(unpacked).unwrap().is_in_memory());
+        let now: Signature = "KMvK".parse().unwrap();
+        let later: Signature = "KvKK".parse().unwrap();
+        assert!(!move_targets(now).contains(&unpacked) && move_targets(later).contains(&unpacked));
+        tables.close_all_but([now], [later]);
         for signature in all {
-            let kept = signature == ahead || move_targets(ahead).contains(&signature);
+            let kept =
+                signature == now || move_targets(now).contains(&signature) || signature == unpacked;
             assert_eq!(tables.open_table(signature).is_some(), kept, "{signature}");
         }
-        // A closed table opens again when asked for.
+        // A closed table opens again when asked for, and nothing ahead keeps one in memory.
         let closed: Signature = "MvM".parse().unwrap();
         assert!(tables.table(closed).is_ok());
+        tables.close_all_but([now], []);
+        assert!(tables.open_table(unpacked).is_none());
+    }
+
+    #[test]
+    fn a_raw_file_damaged_before_its_first_opening_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Variant::RUSSIAN.moves;
+        let keep_raw = BuildOptions {
+            keep_raw: true,
+            ..BuildOptions::default()
+        };
+        generate_with(dir.path(), &rules, 2, &keep_raw, &Silent).unwrap();
+        let signature: Signature = "KvK".parse().unwrap();
+        let path = raw_table_path(dir.path(), rules.id, signature);
+        let mut bytes = fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x40;
+        fs::write(&path, &bytes).unwrap();
+        let tables = TableSet::new(dir.path(), rules);
+        let error = tables.table(signature).err().map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains("checksum")),
+            "{error:?}"
+        );
     }
 }

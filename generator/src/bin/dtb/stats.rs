@@ -30,7 +30,7 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
     let mut tables = TableSet::new(dir, variant.moves);
     let rule_tables = DrawTables::new(dir, variant.moves, draw.clone());
     for (step, &signature) in signatures.iter().enumerate() {
-        tables.close_all_but(signatures[step..].iter().copied());
+        tables.close_all_but([signature], signatures[step..].iter().copied());
         let table = tables.table(signature)?;
         rows.push((signature, table.stats, table.checksum()));
         // A rule table's fresh results are read against the pure results. A table without

@@ -37,7 +37,7 @@ pub fn verify(
     let mut tables = TableSet::new(dir, variant.moves);
     let mut bad = 0;
     for (step, signature) in signatures.iter().enumerate() {
-        tables.close_all_but(signatures[step..].iter().copied());
+        tables.close_all_but([*signature], signatures[step..].iter().copied());
         // A damaged or missing table is reported, and the check goes on with the others.
         let Checked {
             inconsistencies: found,
@@ -117,8 +117,9 @@ fn verify_rules(
     let tables = DrawTables::new(dir, variant.moves, draw.clone());
     let mut bad = 0;
     for (step, signature) in signatures.iter().enumerate() {
-        // As in the pure check: keep mapped only the pure tables still ahead.
-        pure.close_all_but(signatures[step..].iter().copied());
+        // As in the pure check: keep only the pure tables this one reads, and those rebuilt in
+        // memory that a table ahead reads.
+        pure.close_all_but([*signature], signatures[step..].iter().copied());
         match verify_draw_table(pure, &tables, variant, *signature, 10) {
             Ok(found) if found.is_empty() => out!("{signature:>10}: ok ({name})"),
             Ok(found) => {
