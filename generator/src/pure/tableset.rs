@@ -217,15 +217,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn closing_keeps_what_is_read_now_and_what_would_be_solved_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let rules = Variant::RUSSIAN.moves;
+    /// Every table of `rules` up to `pieces` pieces in `dir`, its raw files kept.
+    fn build_keeping_raw_files(dir: &Path, rules: &MoveRules, pieces: u32) {
         let keep_raw = BuildOptions {
             keep_raw: true,
             ..BuildOptions::default()
         };
-        generate_with(dir.path(), &rules, 3, &keep_raw, &Silent).unwrap();
+        generate_with(dir, rules, pieces, &keep_raw, &Silent).unwrap();
+    }
+
+    #[test]
+    fn closing_keeps_what_is_read_now_and_what_would_be_solved_again() {
+        let (dir, rules) = (tempfile::tempdir().unwrap(), Variant::RUSSIAN.moves);
+        build_keeping_raw_files(dir.path(), &rules, 3);
         // Without its raw file, KvK is rebuilt in memory from its published files.
         let unpacked: Signature = "KvK".parse().unwrap();
         fs::remove_file(raw_table_path(dir.path(), rules.id, unpacked)).unwrap();
@@ -253,13 +257,8 @@ mod tests {
 
     #[test]
     fn a_raw_file_damaged_before_its_first_opening_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let rules = Variant::RUSSIAN.moves;
-        let keep_raw = BuildOptions {
-            keep_raw: true,
-            ..BuildOptions::default()
-        };
-        generate_with(dir.path(), &rules, 2, &keep_raw, &Silent).unwrap();
+        let (dir, rules) = (tempfile::tempdir().unwrap(), Variant::RUSSIAN.moves);
+        build_keeping_raw_files(dir.path(), &rules, 2);
         let signature: Signature = "KvK".parse().unwrap();
         let path = raw_table_path(dir.path(), rules.id, signature);
         let mut bytes = fs::read(&path).unwrap();
