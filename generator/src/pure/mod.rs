@@ -9,6 +9,7 @@ mod exits;
 pub mod find;
 pub mod parts;
 mod slices;
+mod slot;
 pub mod solve;
 pub mod store;
 pub mod tableset;

@@ -37,9 +37,9 @@ fn men_factor(pieces: u32, men: u8) -> f64 {
     }
 }
 
-/// Bytes a unit needs per position of its own pair while solving (2 bytes of value, 1 of
-/// counter, a capture flag, and the decided positions of the slices being solved).
-const SOLVER_BYTES_PER_POSITION: u64 = 5;
+/// Bytes a unit needs per position of its own pair while solving (a 2-byte slot, a capture
+/// flag, and the decided positions of the slices being solved).
+const SOLVER_BYTES_PER_POSITION: u64 = 4;
 /// Bytes per position of each table a unit reads (its raw file mapped, or the table rebuilt in
 /// memory from its published files): one where its distances fit a byte, as every table's up
 /// to 6 pieces do.
