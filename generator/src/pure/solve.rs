@@ -551,38 +551,17 @@ impl<'a> PairSolver<'a> {
                 exit: None,
             };
         }
-        match best_outside {
+        // The moves outside, if any, count as one more (a win among them needs no count).
+        let (stored, value, exit) = match best_outside {
             // Provisional: a king move inside the slice may still win faster.
-            Some(Value::Win(d)) => {
-                slot.store(slot::provisional_win(d), Ordering::Relaxed);
-                Settled {
-                    value: best_outside,
-                    exit: None,
-                }
-            }
+            Some(Value::Win(d)) => (slot::provisional_win(d), best_outside, None),
             // The opponent wins in `d - 1` after the move out: counted down in that pass.
-            Some(Value::Loss(d)) => {
-                slot.store(slot::undecided(in_slice + 1), Ordering::Relaxed);
-                Settled {
-                    value: None,
-                    exit: Some(d - 1),
-                }
-            }
-            Some(Value::Draw) => {
-                slot.store(slot::undecided(in_slice + 1), Ordering::Relaxed);
-                Settled {
-                    value: None,
-                    exit: None,
-                }
-            }
-            None => {
-                slot.store(slot::undecided(in_slice), Ordering::Relaxed);
-                Settled {
-                    value: None,
-                    exit: None,
-                }
-            }
-        }
+            Some(Value::Loss(d)) => (slot::undecided(in_slice + 1), None, Some(d - 1)),
+            Some(Value::Draw) => (slot::undecided(in_slice + 1), None, None),
+            None => (slot::undecided(in_slice), None, None),
+        };
+        slot.store(stored, Ordering::Relaxed);
+        Settled { value, exit }
     }
 
     /// Solves a unit of slices of one level, every slice of the levels above being solved:
