@@ -528,8 +528,11 @@ impl SideGraph {
             class: Vec<u8>,
             class_changes: Vec<Vec<(u32, u8)>>,
             edges: EdgeChunk,
-            unread: BitVec<u64>,
-            condition_holds: BitVec<u64>,
+            /// Bit `j` of word `j / 64` for the chunk's `j`-th position: chunks are a multiple
+            /// of 64 positions long, so the words of consecutive chunks join without shifting.
+            unread: Vec<u64>,
+            /// As `unread`; empty without a condition counter.
+            condition_holds: Vec<u64>,
         }
         let parts: Vec<Chunk> = chunks(size)
             .map(|range| {
@@ -541,12 +544,14 @@ impl SideGraph {
                 let mut class_changes = vec![Vec::new(); readings.len() - 1];
                 let mut offsets = Vec::with_capacity(n + 1);
                 let mut edges = Vec::new();
-                let mut unread = BitVec::with_capacity(n);
-                let mut condition_holds = BitVec::new();
+                let words = n.div_ceil(64);
+                let mut unread = vec![0u64; words];
+                let mut condition_holds = vec![0u64; if condition.is_some() { words } else { 0 }];
                 offsets.push(0);
-                for (i, board) in range.clone().zip(index.boards(range)) {
-                    if let Some(condition) = condition {
-                        condition_holds.push(condition.holds(&board));
+                for (j, (i, board)) in range.clone().zip(index.boards(range)).enumerate() {
+                    let (word, bit) = (j / 64, 1u64 << (j % 64));
+                    if condition.is_some_and(|condition| condition.holds(&board)) {
+                        condition_holds[word] |= bit;
                     }
                     let pure = results[i as usize];
                     pure_values.push(pure);
@@ -554,12 +559,14 @@ impl SideGraph {
                     let classes = &mut classes[..readings.len()];
                     if pure == Wdl::Draw {
                         classes.fill(NEVER);
-                        unread.push(true);
+                        unread[word] |= bit;
                     } else {
                         moves.clear();
                         legal_moves(&board, rules, &mut moves);
                         // Captures are compulsory: one capture means every move is one.
-                        unread.push(moves.first().is_some_and(Move::is_capture));
+                        if moves.first().is_some_and(Move::is_capture) {
+                            unread[word] |= bit;
+                        }
                         let mover_wins = pure == Wdl::Win;
                         children.classify(&board, &moves, mover_wins, &mut edges, classes);
                     }
@@ -596,9 +603,11 @@ impl SideGraph {
             first_class: Vec::with_capacity(size as usize),
             class_changes: vec![Vec::new(); readings.len() - 1],
             edges: Vec::with_capacity(parts.len()),
-            unread: BitVec::with_capacity(size as usize),
+            unread: BitVec::new(),
             condition_holds: BitVec::new(),
         };
+        let mut unread = Vec::with_capacity(size.div_ceil(64) as usize);
+        let mut condition_holds = Vec::new();
         for part in parts {
             graph.pure.0.extend(part.pure);
             graph.first_class.extend(part.class);
@@ -606,10 +615,14 @@ impl SideGraph {
                 all.extend(changes);
             }
             graph.edges.push(part.edges);
-            graph.unread.extend_from_bitslice(&part.unread);
-            graph
-                .condition_holds
-                .extend_from_bitslice(&part.condition_holds);
+            unread.extend(part.unread);
+            condition_holds.extend(part.condition_holds);
+        }
+        graph.unread = BitVec::from_vec(unread);
+        graph.unread.truncate(size as usize);
+        if condition.is_some() {
+            graph.condition_holds = BitVec::from_vec(condition_holds);
+            graph.condition_holds.truncate(size as usize);
         }
         Ok(graph)
     }

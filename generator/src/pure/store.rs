@@ -262,7 +262,7 @@ pub fn write_table(
 fn file_checksum(mut file: &File, len: usize) -> io::Result<u64> {
     file.seek(SeekFrom::Start(0))?;
     let mut hasher = Xxh3::new();
-    let mut buffer = vec![0u8; CHUNK_BYTES * 16];
+    let mut buffer = vec![0u8; len.min(CHUNK_BYTES * 16)];
     let mut left = len;
     while left > 0 {
         let chunk = &mut buffer[..left.min(CHUNK_BYTES * 16)];
