@@ -42,7 +42,7 @@ use bitvec::vec::BitVec;
 use dprobe::rules::geometry::{king_reach, rotate, Bitboard};
 use dprobe::{
     index::{MenRun, Signature, TableIndex},
-    rules::{capture_moves, has_capture, Board, MoveRules},
+    rules::{capture_moves, king_moves_unless_capture, Board, MoveRules},
     Move, Value,
 };
 use rayon::prelude::*;
@@ -415,15 +415,9 @@ impl<'a> PairSolver<'a> {
         scratch: &mut InitScratch<'a>,
     ) -> (Option<Settled>, bool) {
         let partner = self.partner(side);
-        if !has_capture(board, self.rules) {
+        if let Some(in_slice) = king_moves_unless_capture(board, self.rules) {
             // Quiet moves, without listing the kings': they stay in the slice, only counted.
             let occupied = board.occupied();
-            let mut in_slice = 0;
-            let mut kings = board.kings;
-            while kings != 0 {
-                in_slice += king_reach(kings.trailing_zeros() as u8, occupied).count_ones();
-                kings &= kings - 1;
-            }
             let partner_side = &self.sides[partner];
             let InitScratch {
                 steps,

@@ -36,6 +36,15 @@ impl Direction {
         }
     }
 
+    /// The two directions across the line of `self`.
+    #[inline(always)]
+    pub(crate) const fn across(self) -> [Direction; 2] {
+        match self {
+            Direction::UpLeft | Direction::DownRight => [Direction::UpRight, Direction::DownLeft],
+            Direction::UpRight | Direction::DownLeft => [Direction::UpLeft, Direction::DownRight],
+        }
+    }
+
     /// Rays in "up" directions run towards higher square numbers.
     pub(crate) const fn is_up(self) -> bool {
         matches!(self, Direction::UpLeft | Direction::UpRight)

@@ -15,8 +15,8 @@ mod variant;
 pub use board::{Board, Color, Move, Position};
 pub(crate) use movegen::squares;
 pub use movegen::{
-    capture_moves, count_legal_moves, count_quiet_moves, has_capture, legal_moves, move_paths,
-    quiet_moves,
+    capture_moves, count_legal_moves, count_quiet_moves, has_capture, king_moves_unless_capture,
+    legal_moves, move_paths, quiet_moves,
 };
 pub use perft::Perft;
 pub use variant::{

@@ -41,14 +41,33 @@ fn man_capture_directions(rules: &MoveRules) -> &'static [Direction] {
 /// `occupied` everything that blocks.
 #[inline(always)]
 fn king_can_capture(square: u8, capturable: Bitboard, occupied: Bitboard) -> bool {
-    Direction::ALL.iter().any(|&dir| {
-        let (_, blocker) = ray_until_blocker(square, dir, occupied);
-        if blocker == NO_SQUARE || capturable & (1 << blocker) == 0 {
-            return false;
-        }
-        let land = NEIGHBOUR[blocker as usize][dir as usize];
-        land != NO_SQUARE && occupied & (1 << land) == 0
-    })
+    Direction::ALL
+        .iter()
+        .any(|&dir| king_captures_towards(square, dir, capturable, occupied))
+}
+
+/// Whether a king on `square` can capture in direction `dir` (`capturable` and `occupied` as
+/// in [`king_can_capture`]).
+#[inline(always)]
+fn king_captures_towards(
+    square: u8,
+    dir: Direction,
+    capturable: Bitboard,
+    occupied: Bitboard,
+) -> bool {
+    let (_, blocker) = ray_until_blocker(square, dir, occupied);
+    can_be_jumped(blocker, dir, capturable, occupied)
+}
+
+/// Whether the piece on `square` (or [`NO_SQUARE`]) can be jumped in direction `dir`: it is
+/// capturable and the square beyond it is empty.
+#[inline(always)]
+fn can_be_jumped(square: u8, dir: Direction, capturable: Bitboard, occupied: Bitboard) -> bool {
+    if square == NO_SQUARE || capturable & (1 << square) == 0 {
+        return false;
+    }
+    let land = NEIGHBOUR[square as usize][dir as usize];
+    land != NO_SQUARE && occupied & (1 << land) == 0
 }
 
 /// The mover's men that can capture, found for all men at once: a man captures in a direction
@@ -76,6 +95,33 @@ pub fn has_capture(board: &Board, rules: &MoveRules) -> bool {
     let occupied = board.occupied();
     let opp = board.opp();
     squares(board.kings).any(|s| king_can_capture(s, opp, occupied))
+}
+
+/// The number of the kings' quiet moves, or `None` when the side to move has a capture (and so
+/// no quiet move). One look along each of a king's diagonals answers both, where
+/// [`has_capture`] and then [`king_reach`] of each king would look twice: the solver asks this
+/// of every position it initialises.
+#[inline]
+pub fn king_moves_unless_capture(board: &Board, rules: &MoveRules) -> Option<u32> {
+    if men_that_capture(board, rules) != 0 {
+        return None;
+    }
+    let occupied = board.occupied();
+    let opp = board.opp();
+    let mut reach: u32 = 0;
+    for square in squares(board.kings) {
+        for dir in Direction::ALL {
+            let (seen, blocker) = ray_until_blocker(square, dir, occupied);
+            if blocker != NO_SQUARE && opp & (1 << blocker) != 0 {
+                let land = NEIGHBOUR[blocker as usize][dir as usize];
+                if land != NO_SQUARE && occupied & (1 << land) == 0 {
+                    return None;
+                }
+            }
+            reach += (seen & !occupied).count_ones();
+        }
+    }
+    Some(reach)
 }
 
 /// Receives what a [`CaptureSearch`] finds. The move list ignores the path; the path finder
@@ -165,7 +211,7 @@ impl<S: CaptureSink> CaptureSearch<'_, S> {
             if victim == NO_SQUARE || capturable & (1 << victim) == 0 {
                 continue;
             }
-            let (beyond, _) = ray_until_blocker(victim, dir, self.occupied);
+            let (beyond, next) = ray_until_blocker(victim, dir, self.occupied);
             let landings = beyond & !self.occupied;
             if landings == 0 {
                 continue;
@@ -173,12 +219,22 @@ impl<S: CaptureSink> CaptureSearch<'_, S> {
             continued = true;
             let captured = captured | (1 << victim);
             let still_capturable = capturable & !(1 << victim);
-            let mut onward = 0;
-            for land in squares(landings) {
-                if king_can_capture(land, still_capturable, self.occupied) {
-                    onward |= 1 << land;
+            // From every landing square the king meets the same piece straight on, and looking
+            // back the piece it has just taken (which stays until the move ends): only the two
+            // directions across the line differ from square to square.
+            let onward = if can_be_jumped(next, dir, still_capturable, self.occupied) {
+                landings
+            } else {
+                let mut onward = 0;
+                for land in squares(landings) {
+                    if dir.across().iter().any(|&across| {
+                        king_captures_towards(land, across, still_capturable, self.occupied)
+                    }) {
+                        onward |= 1 << land;
+                    }
                 }
-            }
+                onward
+            };
             if onward != 0 {
                 for land in squares(onward) {
                     self.sink.land(land);

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use dprobe::rules::geometry::{BACK_ROW, PROMOTION_ROW};
 use dprobe::{
-    rules::{count_legal_moves, has_capture},
+    rules::{count_legal_moves, has_capture, king_moves_unless_capture},
     Color, Position, Variant,
 };
 use proptest::prelude::*;
@@ -154,7 +154,8 @@ proptest! {
     }
 
     /// (c) No move is listed twice; (d) if any move captures, every move captures, and
-    /// `has_capture` says so; (e) `count_legal_moves` counts the listed moves.
+    /// `has_capture` says so; (e) `count_legal_moves` counts the listed moves, and
+    /// `king_moves_unless_capture` the kings' quiet moves when nothing captures.
     #[test]
     fn moves_distinct_captures_compulsory_count_agrees(
         pos in arb_position(),
@@ -168,6 +169,14 @@ proptest! {
             prop_assert!(moves.iter().all(|mv| mv.is_capture()), "{moves:?}");
         }
         prop_assert_eq!(has_capture(&pos.board(), &variant.moves), any_capture);
+        let king_moves = moves
+            .iter()
+            .filter(|mv| pos.board().kings & (1 << pos.orient_move(mv).from) != 0)
+            .count() as u32;
+        prop_assert_eq!(
+            king_moves_unless_capture(&pos.board(), &variant.moves),
+            (!any_capture).then_some(king_moves)
+        );
         let mut scratch = Vec::new();
         prop_assert_eq!(
             count_legal_moves(&pos.board(), &variant.moves, &mut scratch),
