@@ -1,10 +1,11 @@
-//! Capture generation speed on the solver's workload: `has_capture` and `capture_moves` over
+//! Capture generation speed on the solver's workload: `has_capture`,
+//! `king_moves_unless_capture` (what the solver asks of each position) and `capture_moves` over
 //! every position of a stretch of a king-heavy table, where the flying kings' capture search is
-//! the solver's largest single cost, and of a table with men.
+//! the solver's largest single cost, and of tables with men.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dprobe::index::{Signature, TableIndex};
-use dprobe::rules::{capture_moves, has_capture};
+use dprobe::rules::{capture_moves, has_capture, king_moves_unless_capture};
 use dprobe::Variant;
 
 fn captures(c: &mut Criterion) {
@@ -22,6 +23,14 @@ fn captures(c: &mut Criterion) {
                     .iter()
                     .filter(|board| has_capture(board, rules))
                     .count()
+            })
+        });
+        group.bench_function(format!("king_moves_unless_capture/{name}"), |b| {
+            b.iter(|| {
+                boards
+                    .iter()
+                    .filter_map(|board| king_moves_unless_capture(board, rules))
+                    .sum::<u32>()
             })
         });
         let capturing: Vec<_> = boards
