@@ -101,6 +101,20 @@ pub fn has_capture(board: &Board, rules: &MoveRules) -> bool {
 /// no quiet move). One look along each of a king's diagonals answers both, where
 /// [`has_capture`] and then [`king_reach`] of each king would look twice: the solver asks this
 /// of every position it initialises.
+///
+/// ```
+/// use dprobe::rules::king_moves_unless_capture;
+/// use dprobe::{Position, Variant};
+///
+/// let russian = Variant::RUSSIAN;
+/// // A white king on c1 (square 30) reaches two squares towards a3 and five towards h6.
+/// let quiet = Position::from_fen("W:WK30:B1", &russian)?;
+/// assert_eq!(king_moves_unless_capture(&quiet.board(), &russian.moves), Some(7));
+/// // A black man on d2 (square 26) with e3 empty behind it: the king must capture.
+/// let capture = Position::from_fen("W:WK30:B26", &russian)?;
+/// assert_eq!(king_moves_unless_capture(&capture.board(), &russian.moves), None);
+/// # Ok::<(), dprobe::FenError>(())
+/// ```
 #[inline]
 pub fn king_moves_unless_capture(board: &Board, rules: &MoveRules) -> Option<u32> {
     if men_that_capture(board, rules) != 0 {
@@ -112,11 +126,8 @@ pub fn king_moves_unless_capture(board: &Board, rules: &MoveRules) -> Option<u32
     for square in squares(board.kings) {
         for dir in Direction::ALL {
             let (seen, blocker) = ray_until_blocker(square, dir, occupied);
-            if blocker != NO_SQUARE && opp & (1 << blocker) != 0 {
-                let land = NEIGHBOUR[blocker as usize][dir as usize];
-                if land != NO_SQUARE && occupied & (1 << land) == 0 {
-                    return None;
-                }
+            if can_be_jumped(blocker, dir, opp, occupied) {
+                return None;
             }
             reach += (seen & !occupied).count_ones();
         }
