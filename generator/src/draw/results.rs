@@ -11,6 +11,7 @@ use dprobe::{DrawWdl, Wdl};
 use rayon::prelude::*;
 
 use crate::pure::build::pair_of;
+use crate::pure::solve::bits_from_words;
 use crate::pure::tableset::TableSet;
 use crate::pure::unpack::{is_published, open};
 use crate::Error;
@@ -291,9 +292,7 @@ pub fn turned_bits(signature: Signature, all: &[u8], alone: &[u8]) -> Result<Bit
             Ok(word)
         })
         .collect::<Result<Vec<u64>, Error>>()?;
-    let mut bits = BitVec::from_vec(words);
-    bits.truncate(len);
-    Ok(bits)
+    Ok(bits_from_words(words, len))
 }
 
 /// The results under one counter alone: those of the signatures it holds (`top`), the others'

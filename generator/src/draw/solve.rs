@@ -36,7 +36,7 @@ use dprobe::{
 };
 use rayon::prelude::*;
 
-use crate::pure::solve::{chunks, flags_by_chunks, CHUNK};
+use crate::pure::solve::{bits_from_words, chunks, flags_by_chunks, CHUNK};
 use crate::pure::tableset::TableSet;
 use crate::Error;
 
@@ -618,11 +618,9 @@ impl SideGraph {
             unread.extend(part.unread);
             condition_holds.extend(part.condition_holds);
         }
-        graph.unread = BitVec::from_vec(unread);
-        graph.unread.truncate(size as usize);
+        graph.unread = bits_from_words(unread, size as usize);
         if condition.is_some() {
-            graph.condition_holds = BitVec::from_vec(condition_holds);
-            graph.condition_holds.truncate(size as usize);
+            graph.condition_holds = bits_from_words(condition_holds, size as usize);
         }
         Ok(graph)
     }

@@ -84,9 +84,15 @@ pub(crate) fn flags_by_chunks<S>(
         })
         .flatten_iter()
         .collect();
-    let mut flags = BitVec::from_vec(words);
-    flags.truncate(size as usize);
-    flags
+    bits_from_words(words, size as usize)
+}
+
+/// The first `len` bits of `words`, bit `i` being bit `i % 64` of word `i / 64` (the words of
+/// chunks a multiple of 64 positions long, joined).
+pub(crate) fn bits_from_words(words: Vec<u64>, len: usize) -> BitVec<u64> {
+    let mut bits = BitVec::from_vec(words);
+    bits.truncate(len);
+    bits
 }
 
 /// Working space of one thread, reused from position to position.

@@ -19,6 +19,7 @@ use dprobe::{
 };
 use rayon::prelude::*;
 
+use crate::pure::solve::bits_from_words;
 use crate::pure::store::Table;
 use crate::pure::tableset::{move_targets, TableSet};
 use crate::Error;
@@ -128,8 +129,7 @@ pub fn verify_table(
         words.extend(chunk_words);
     }
     inconsistencies.truncate(limit);
-    let mut captures = BitVec::from_vec(words);
-    captures.truncate(table.index.size() as usize);
+    let captures = bits_from_words(words, table.index.size() as usize);
     Ok(Checked {
         inconsistencies,
         captures,
