@@ -7,14 +7,15 @@ use dprobe::draw::MaterialShape;
 use dprobe::format::{draw_dir, draw_table_path, DrawFile, SectionRole};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
-use dprobe::{DrawRules, DrawWdl};
+use dprobe::DrawRules;
 use std::time::Instant;
 
 use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
 
 use crate::draw::results::{
-    longest_pure_distance, turned_bits, AloneResults, DrawResults, FreshResults, Overlay,
+    longest_pure_distance, rules_change, turned_bits, AloneResults, DrawResults, FreshResults,
+    Overlay,
 };
 use crate::draw::solve::{solve_draw_pair, PairGraph};
 use crate::draw::write::{
@@ -25,16 +26,6 @@ use crate::error::{io_error, Error};
 use crate::pure::build::{pair_of, plan, remove_raw_files, BuildObserver, PairTimes, Planned};
 use crate::pure::tableset::TableSet;
 use crate::pure::write::{remove_partial_files, write_atomically};
-
-/// Whether fresh results hold a cursed win or a blessed loss: some rule changed a value.
-fn rules_change(fresh: &[u8]) -> bool {
-    fresh.iter().any(|&c| {
-        matches!(
-            DrawWdl::from_code(c),
-            Some(DrawWdl::CursedWin | DrawWdl::BlessedLoss)
-        )
-    })
-}
 
 /// Whether a game in `from` (either side to move) may reach `to` (either side to move): no
 /// side ever gains a piece or a man.
@@ -307,7 +298,19 @@ pub fn generate_draw_tables(
                 readings.len() - 1
             }));
         }
-        let graph = PairGraph::build(rules, draw, &pure, &readings, planned.signature)?;
+        // Where no exit leads to a material whose results the rules turn, in any reading, a
+        // capture position keeps its pure result: the graph need not read its captures.
+        let exits_as_pure = exit_targets(planned.signature)
+            .into_iter()
+            .all(|target| readings.iter().all(|reading| !reading.turns_any(target)));
+        let graph = PairGraph::build(
+            rules,
+            draw,
+            &pure,
+            &readings,
+            planned.signature,
+            exits_as_pure,
+        )?;
         let longest = longest_pure_distance(&pure, planned.signature);
         // Only the graph reads the pair's pure tables (it keeps their results, and the exits
         // read rule results): unpacked from published files they take a byte a position,

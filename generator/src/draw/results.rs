@@ -107,6 +107,10 @@ pub trait FreshResults: Sync {
     /// The result of the position at `index` of `signature` with fresh counts.
     fn fresh_at(&self, signature: Signature, index: u64) -> Result<DrawWdl, Error>;
 
+    /// Whether the rules may turn the pure result of some position of `signature`: true where
+    /// one is a cursed win or a blessed loss, and where `signature`'s results are not held.
+    fn turns_any(&self, signature: Signature) -> bool;
+
     /// The signature of `board` and its index there, to read its result with.
     fn locate(&self, board: &Board) -> (Signature, u64);
 }
@@ -163,6 +167,19 @@ struct HeldResults {
     index: TableIndex,
     /// Two [`DrawWdl`] codes a byte.
     codes: Vec<u8>,
+    /// Some result is a cursed win or a blessed loss ([`rules_change`]).
+    turns_any: bool,
+}
+
+/// Whether fresh results ([`DrawWdl`] codes) hold a cursed win or a blessed loss: some rule
+/// changed a value.
+pub fn rules_change(fresh: &[u8]) -> bool {
+    fresh.iter().any(|&c| {
+        matches!(
+            DrawWdl::from_code(c),
+            Some(DrawWdl::CursedWin | DrawWdl::BlessedLoss)
+        )
+    })
 }
 
 impl DrawResults {
@@ -175,6 +192,7 @@ impl DrawResults {
         let held = HeldResults {
             index: TableIndex::new(signature),
             codes: packed,
+            turns_any: rules_change(fresh),
         };
         self.tables.insert(signature, held);
     }
@@ -214,6 +232,10 @@ impl FreshResults for DrawResults {
             None => TableIndex::new(signature).index(board),
         };
         (signature, index)
+    }
+
+    fn turns_any(&self, signature: Signature) -> bool {
+        self.tables.get(signature).is_none_or(|held| held.turns_any)
     }
 }
 
@@ -317,6 +339,13 @@ impl FreshResults for Overlay<'_> {
         }
         .ok_or_else(|| bad_result(signature, index))
     }
+
+    fn turns_any(&self, signature: Signature) -> bool {
+        match self.top.tables.get(signature) {
+            None => self.base.turns_any(signature),
+            Some(turned) => turned.any(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -362,5 +391,40 @@ mod tests {
         let error =
             turned_bits(Signature::from_counts([0, 1, 0, 1]), &codes(&all), &broken).unwrap_err();
         assert!(error.to_string().contains("at 130"), "{error}");
+    }
+
+    #[test]
+    fn a_material_turns_results_where_a_value_is_cursed_or_blessed_or_nothing_is_held() {
+        let codes = |results: &[DrawWdl]| results.iter().map(|r| r.code()).collect::<Vec<u8>>();
+        let [pure, cursed, blessed, unheld] =
+            [[0, 1, 0, 1], [0, 2, 0, 1], [0, 1, 0, 2], [1, 1, 0, 1]].map(Signature::from_counts);
+        let mut all = DrawResults::default();
+        all.insert(pure, &codes(&[DrawWdl::Win, DrawWdl::Draw, DrawWdl::Loss]));
+        all.insert(cursed, &codes(&[DrawWdl::Win, DrawWdl::CursedWin]));
+        all.insert(blessed, &codes(&[DrawWdl::BlessedLoss, DrawWdl::Loss]));
+        assert!(!all.turns_any(pure));
+        assert!(all.turns_any(cursed) && all.turns_any(blessed));
+        assert!(
+            all.turns_any(unheld),
+            "a material not held may turn anything"
+        );
+
+        // Under one counter alone: what it turns where it differs, else what all the rules turn.
+        let mut alone = AloneResults::default();
+        let nothing_turned = BitVec::repeat(false, 2);
+        let cursed_codes = codes(&[DrawWdl::Win, DrawWdl::CursedWin]);
+        assert!(alone.insert(cursed, nothing_turned, &cursed_codes));
+        let mut win_turned = BitVec::repeat(false, 3);
+        win_turned.set(0, true);
+        let pure_codes = codes(&[DrawWdl::Win, DrawWdl::Draw, DrawWdl::Loss]);
+        assert!(alone.insert(pure, win_turned, &pure_codes));
+        let overlay = Overlay {
+            top: &alone,
+            base: &all,
+        };
+        assert!(!overlay.turns_any(cursed));
+        assert!(overlay.turns_any(pure));
+        assert!(overlay.turns_any(blessed));
+        assert!(overlay.turns_any(unheld));
     }
 }

@@ -31,7 +31,7 @@ use bitvec::vec::BitVec;
 use dprobe::{
     draw::{ConditionShape, DrawState, LimitOutcome, MaterialShape, PlaneKind, MAX_STORED, NEVER},
     index::{MenRun, Signature, TableIndex},
-    rules::{legal_moves, Board, MoveRules},
+    rules::{capture_moves, has_capture, quiet_moves, Board, MoveRules},
     DrawRules, DrawWdl, Move, Wdl,
 };
 use rayon::prelude::*;
@@ -441,12 +441,18 @@ impl PairGraph {
     /// A missing or damaged pure table of the pair, a failed lookup of a smaller material, rules
     /// the tables do not implement, a table too large for the edge encoding, or more than 32
     /// readings.
+    ///
+    /// With `exits_as_pure` (no exit of the pair leads to a material where some reading turns a
+    /// pure result), a position with a capture is classified from its pure result alone: the
+    /// pure winner's best capture keeps the win and every capture of the pure loser still loses,
+    /// in every reading, so its captures are not listed.
     pub fn build(
         rules: &MoveRules,
         draw: &DrawRules,
         pure: &TableSet,
         readings: &[&dyn FreshResults],
         signature: Signature,
+        exits_as_pure: bool,
     ) -> Result<PairGraph, Error> {
         if readings.is_empty() || readings.len() > MAX_READINGS {
             return Err(Error::Invariant(format!(
@@ -474,7 +480,11 @@ impl PairGraph {
                     results[side_of(&signatures, s)].as_slice(),
                     results[child_side].as_slice(),
                 ];
-                SideGraph::build(rules, results, readings, s, condition, child_side, &failure)
+                let exits = Exits {
+                    readings,
+                    as_pure: exits_as_pure,
+                };
+                SideGraph::build(rules, results, exits, s, condition, child_side, &failure)
             })
             .collect::<Result<Vec<_>, _>>()?;
         if let Some(error) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
@@ -491,7 +501,7 @@ impl SideGraph {
     fn build(
         rules: &MoveRules,
         [results, children_results]: [&[Wdl]; 2],
-        readings: &[&dyn FreshResults],
+        Exits { readings, as_pure }: Exits,
         signature: Signature,
         condition: Option<ConditionShape>,
         child_side: usize,
@@ -561,14 +571,32 @@ impl SideGraph {
                         classes.fill(NEVER);
                         unread[word] |= bit;
                     } else {
-                        moves.clear();
-                        legal_moves(&board, rules, &mut moves);
                         // Captures are compulsory: one capture means every move is one.
-                        if moves.first().is_some_and(Move::is_capture) {
+                        let capture = has_capture(&board, rules);
+                        if capture {
                             unread[word] |= bit;
                         }
-                        let mover_wins = pure == Wdl::Win;
-                        children.classify(&board, &moves, mover_wins, &mut edges, classes);
+                        // With exits as pure, a capture position keeps its pure result: its
+                        // captures are listed only to check that (debug builds).
+                        let from_pure = capture && as_pure;
+                        if !from_pure || cfg!(debug_assertions) {
+                            moves.clear();
+                            if capture {
+                                capture_moves(&board, rules, &mut moves);
+                            } else {
+                                quiet_moves(&board, &mut moves);
+                            }
+                            let mover_wins = pure == Wdl::Win;
+                            children.classify(&board, &moves, mover_wins, &mut edges, classes);
+                            debug_assert!(
+                                !from_pure || classes.iter().all(|&c| c == GOOD),
+                                "{signature}: position {i}, a capture with exits as pure, is not \
+                                 its pure winner's in every reading"
+                            );
+                        }
+                        if from_pure {
+                            classes.fill(GOOD);
+                        }
                     }
                     if !classes.contains(&OPEN) {
                         edges.truncate(before);
@@ -642,6 +670,16 @@ impl SideGraph {
         let j = index % CHUNK;
         &chunk.edges[chunk.offsets.range(j)]
     }
+}
+
+/// What the exits of a side's moves read.
+#[derive(Clone, Copy)]
+struct Exits<'a> {
+    /// The fresh results of the materials they lead to, in each reading.
+    readings: &'a [&'a dyn FreshResults],
+    /// No material they lead to holds a result the rules turn, in any reading
+    /// ([`PairGraph::build`]'s `exits_as_pure`).
+    as_pure: bool,
 }
 
 /// What a side needs to know about the children of its positions.
