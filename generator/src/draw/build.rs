@@ -298,10 +298,13 @@ pub fn generate_draw_tables(
                 readings.len() - 1
             }));
         }
-        // Where no exit leads to a material whose results the rules turn, in any reading, a
-        // capture position keeps its pure result: the graph need not read its captures.
-        let exits_as_pure = exit_targets(planned.signature)
+        // Where no capture leads to a material whose results the rules turn, in any reading, a
+        // capture position keeps its pure result: the graph need not read its captures. (A
+        // capture takes a piece; a crowning alone keeps their number.)
+        let pieces = planned.signature.pieces();
+        let captures_as_pure = exit_targets(planned.signature)
             .into_iter()
+            .filter(|target| target.pieces() < pieces)
             .all(|target| readings.iter().all(|reading| !reading.turns_any(target)));
         let graph = PairGraph::build(
             rules,
@@ -309,7 +312,7 @@ pub fn generate_draw_tables(
             &pure,
             &readings,
             planned.signature,
-            exits_as_pure,
+            captures_as_pure,
         )?;
         let longest = longest_pure_distance(&pure, planned.signature);
         // Only the graph reads the pair's pure tables (it keeps their results, and the exits

@@ -442,8 +442,8 @@ impl PairGraph {
     /// the tables do not implement, a table too large for the edge encoding, or more than 32
     /// readings.
     ///
-    /// With `exits_as_pure` (no exit of the pair leads to a material where some reading turns a
-    /// pure result), a position with a capture is classified from its pure result alone: the
+    /// With `captures_as_pure` (no capture of the pair leads to a material where some reading
+    /// turns a pure result), a position with a capture is classified from its pure result alone: the
     /// pure winner's best capture keeps the win and every capture of the pure loser still loses,
     /// in every reading, so its captures are not listed.
     pub fn build(
@@ -452,7 +452,7 @@ impl PairGraph {
         pure: &TableSet,
         readings: &[&dyn FreshResults],
         signature: Signature,
-        exits_as_pure: bool,
+        captures_as_pure: bool,
     ) -> Result<PairGraph, Error> {
         if readings.is_empty() || readings.len() > MAX_READINGS {
             return Err(Error::Invariant(format!(
@@ -482,7 +482,7 @@ impl PairGraph {
                 ];
                 let exits = Exits {
                     readings,
-                    as_pure: exits_as_pure,
+                    captures_as_pure,
                 };
                 SideGraph::build(rules, results, exits, s, condition, child_side, &failure)
             })
@@ -501,7 +501,10 @@ impl SideGraph {
     fn build(
         rules: &MoveRules,
         [results, children_results]: [&[Wdl]; 2],
-        Exits { readings, as_pure }: Exits,
+        Exits {
+            readings,
+            captures_as_pure,
+        }: Exits,
         signature: Signature,
         condition: Option<ConditionShape>,
         child_side: usize,
@@ -576,9 +579,9 @@ impl SideGraph {
                         if capture {
                             unread[word] |= bit;
                         }
-                        // With exits as pure, a capture position keeps its pure result: its
-                        // captures are listed only to check that (debug builds).
-                        let from_pure = capture && as_pure;
+                        // With captures as pure, a capture position keeps its pure result:
+                        // its captures are listed only to check that (debug builds).
+                        let from_pure = capture && captures_as_pure;
                         if !from_pure || cfg!(debug_assertions) {
                             moves.clear();
                             if capture {
@@ -590,7 +593,7 @@ impl SideGraph {
                             children.classify(&board, &moves, mover_wins, &mut edges, classes);
                             debug_assert!(
                                 !from_pure || classes.iter().all(|&c| c == GOOD),
-                                "{signature}: position {i}, a capture with exits as pure, is not \
+                                "{signature}: position {i}, a capture with captures as pure, is not \
                                  its pure winner's in every reading"
                             );
                         }
@@ -677,9 +680,9 @@ impl SideGraph {
 struct Exits<'a> {
     /// The fresh results of the materials they lead to, in each reading.
     readings: &'a [&'a dyn FreshResults],
-    /// No material they lead to holds a result the rules turn, in any reading
-    /// ([`PairGraph::build`]'s `exits_as_pure`).
-    as_pure: bool,
+    /// No material a capture leads to holds a result the rules turn, in any reading
+    /// ([`PairGraph::build`]'s `captures_as_pure`).
+    captures_as_pure: bool,
 }
 
 /// What a side needs to know about the children of its positions.
