@@ -443,9 +443,9 @@ impl PairGraph {
     /// readings.
     ///
     /// With `captures_as_pure` (no capture of the pair leads to a material where some reading
-    /// turns a pure result), a position with a capture is classified from its pure result alone: the
-    /// pure winner's best capture keeps the win and every capture of the pure loser still loses,
-    /// in every reading, so its captures are not listed.
+    /// turns a pure result), a position with a capture is classified from its pure result
+    /// alone: the pure winner's best capture keeps the win and every capture of the pure loser
+    /// still loses, in every reading, so its captures are not listed.
     pub fn build(
         rules: &MoveRules,
         draw: &DrawRules,
