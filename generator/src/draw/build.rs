@@ -108,6 +108,17 @@ fn exit_targets(signature: Signature) -> Vec<Signature> {
         .collect()
 }
 
+/// Whether no capture of the pair of `signature` leads to a material where some reading turns
+/// a pure result: then a capture position keeps its pure result, and the move graph need not
+/// read its captures ([`PairGraph::build`]). A capture takes a piece; a crowning alone keeps
+/// their number, so the materials with fewer pieces are those the captures lead to.
+fn captures_as_pure(signature: Signature, readings: &[&dyn FreshResults]) -> bool {
+    exit_targets(signature)
+        .into_iter()
+        .filter(|target| target.pieces() < signature.pieces())
+        .all(|target| readings.iter().all(|reading| !reading.turns_any(target)))
+}
+
 /// Whether some counter of `draw` runs in the pair of `signature`: one side or the other has a
 /// count that can decide (an `A` or `Z` budget, or a condition counter).
 fn a_count_runs(draw: &DrawRules, signature: Signature) -> Result<bool, Error> {
@@ -298,14 +309,7 @@ pub fn generate_draw_tables(
                 readings.len() - 1
             }));
         }
-        // Where no capture leads to a material whose results the rules turn, in any reading, a
-        // capture position keeps its pure result: the graph need not read its captures. (A
-        // capture takes a piece; a crowning alone keeps their number.)
-        let pieces = planned.signature.pieces();
-        let captures_as_pure = exit_targets(planned.signature)
-            .into_iter()
-            .filter(|target| target.pieces() < pieces)
-            .all(|target| readings.iter().all(|reading| !reading.turns_any(target)));
+        let captures_as_pure = captures_as_pure(planned.signature, &readings);
         let graph = PairGraph::build(
             rules,
             draw,
@@ -397,7 +401,48 @@ mod tests {
     use super::*;
     use dprobe::index::TableIndex;
     use dprobe::rules::legal_moves;
-    use dprobe::Variant;
+    use dprobe::{DrawWdl, Variant};
+
+    /// A capture position is valued from its pure result only where no material a capture leads
+    /// to turns a result in any reading; a crowning's material does not count.
+    #[test]
+    fn captures_are_pure_unless_a_material_they_lead_to_turns_a_result() {
+        let sig = |name: &str| name.parse::<Signature>().unwrap();
+        let pair = sig("KKMvK");
+        let mut all = DrawResults::default();
+        let fresh = |turned: bool| {
+            let results = [DrawWdl::Win, DrawWdl::Loss];
+            let mut codes: Vec<u8> = results.iter().map(|r| r.code()).collect();
+            if turned {
+                codes.push(DrawWdl::CursedWin.code());
+            }
+            codes
+        };
+        // Every material up to 4 pieces held, none turned.
+        for target in (2..=4).flat_map(Signature::with_pieces) {
+            all.insert(target, &fresh(false));
+        }
+        assert!(captures_as_pure(pair, &[&all]));
+        // KKvK, where the lone king's capture of the man leads: turned, so not pure.
+        all.insert(sig("KKvK"), &fresh(true));
+        assert!(!captures_as_pure(pair, &[&all]));
+        all.insert(sig("KKvK"), &fresh(false));
+        // Turned in one counter's reading alone.
+        let mut alone = AloneResults::default();
+        let mut turned = BitVec::repeat(false, 2);
+        turned.set(0, true);
+        assert!(alone.insert(sig("KKvK"), turned, &fresh(false)));
+        let overlay = Overlay {
+            top: &alone,
+            base: &all,
+        };
+        assert!(captures_as_pure(pair, &[&all]));
+        assert!(!captures_as_pure(pair, &[&all, &overlay]));
+        // A material that only a crowning leads to (KvKKK, KKMvK's man crowned) does not count.
+        all.insert(sig("KvKKK"), &fresh(true));
+        assert!(exit_targets(pair).contains(&sig("KvKKK")));
+        assert!(captures_as_pure(pair, &[&all]));
+    }
 
     /// Every capture and crowning of every position up to 4 pieces, under each move-rule set,
     /// leads where `leaves_to` says it may: the build never forgets results a later exit reads.
