@@ -7,7 +7,7 @@ use dprobe::draw::MaterialShape;
 use dprobe::format::{draw_dir, draw_table_path, DrawFile, SectionRole};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
-use dprobe::DrawRules;
+use dprobe::{DrawRules, DrawWdl};
 use std::time::Instant;
 
 use bitvec::slice::BitSlice;
@@ -226,7 +226,9 @@ impl Alone {
 /// counter, and a pair is solved again under a counter only if it changes some value under all
 /// the rules and the counter applies to it or to a material it may reach that the counter
 /// changes; otherwise its results alone are the pure game's. Where they follow from those at
-/// its exits ([`FromExits`]), it is not solved again either.
+/// its exits ([`FromExits`]), it is not solved again either; where the counter runs in neither
+/// side of the pair, only the positions the rules together turn are worked out again
+/// ([`PairGraph::turned_without_counts`]).
 ///
 /// A pair's pure results are read from its raw files where a build left them
 /// ([`BuildOptions::raw_for_rules`](crate::pure::build::BuildOptions::raw_for_rules)); without
@@ -325,6 +327,24 @@ pub fn generate_draw_tables(
         pure.close_all_but([], []);
         let tables = solve_draw_pair(draw, &graph, 0)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
+        if cfg!(debug_assertions) && !a_count_runs(draw, planned.signature)? {
+            // With no count in the pair, the solve is the pure game's with the exits read under
+            // the rules: the rounds the results alone take there, given every decisive position
+            // as a candidate, must find the same draws (checked by every test that builds).
+            let decisive: Vec<BitVec<u64>> = tables
+                .iter()
+                .map(|t| t.fresh.iter().map(|&c| c != DrawWdl::Draw.code()).collect())
+                .collect();
+            let turned = tables
+                .iter()
+                .map(|t| turned_bits(t.signature, &t.fresh, &t.fresh))
+                .collect::<Result<Vec<_>, _>>()?;
+            debug_assert!(
+                graph.turned_without_counts(0, &decisive) == turned,
+                "{}: the rounds over the candidates alone differ from the solve",
+                planned.signature
+            );
+        }
         // The results under all the rules are compressed at once, so that their staircases are
         // not held while the pair is solved under each counter alone (0.5 GB at 6 pieces);
         // their fresh results are kept for the results alone and the exits of later pairs.
@@ -348,22 +368,40 @@ pub fn generate_draw_tables(
                 }
                 None => None,
             };
-            pair_alone.push(match (reading.filter(|_| changed), from_exits) {
-                (Some(_), Some(FromExits::AsUnderAll)) => solved
+            let turned_under_all = || -> Result<Vec<BitVec<u64>>, Error> {
+                solved
                     .iter()
                     .map(|(signature, fresh, _)| turned_bits(*signature, fresh, fresh))
-                    .collect::<Result<_, _>>()?,
-                (None, _) | (_, Some(FromExits::NoneTurned)) => solved
-                    .iter()
-                    .map(|(_, fresh, _)| BitVec::repeat(false, fresh.len()))
-                    .collect(),
-                (Some(reading), None) => solve_draw_pair(&counter.draw, &graph, reading)?
+                    .collect()
+            };
+            let solve_alone = |reading: usize| -> Result<Vec<BitVec<u64>>, Error> {
+                solve_draw_pair(&counter.draw, &graph, reading)?
                     .iter()
                     .zip(&solved)
                     .map(|(alone, (signature, fresh, _))| {
                         turned_bits(*signature, fresh, &alone.fresh)
                     })
-                    .collect::<Result<_, _>>()?,
+                    .collect()
+            };
+            pair_alone.push(match (reading.filter(|_| changed), from_exits) {
+                (Some(_), Some(FromExits::AsUnderAll)) => turned_under_all()?,
+                (None, _) | (_, Some(FromExits::NoneTurned)) => solved
+                    .iter()
+                    .map(|(_, fresh, _)| BitVec::repeat(false, fresh.len()))
+                    .collect(),
+                (Some(reading), None) if !a_count_runs(&counter.draw, planned.signature)? => {
+                    // Removing counters never turns more: only the positions the rules
+                    // together turn can be turned by this one, and with no count of it in
+                    // the pair they are worked out from their moves alone.
+                    let turned = graph.turned_without_counts(reading, &turned_under_all()?);
+                    debug_assert!(
+                        turned == solve_alone(reading)?,
+                        "{}: results alone from the positions turned under all the rules",
+                        planned.signature
+                    );
+                    turned
+                }
+                (Some(reading), None) => solve_alone(reading)?,
             });
         }
         drop(graph);

@@ -492,6 +492,65 @@ impl PairGraph {
         }
         Ok(PairGraph { sides })
     }
+
+    /// Per side, the positions whose pure result turns into a draw when the pair is read in
+    /// `reading` under rules that run no count in it (so a position's value is the pure game's
+    /// with the exits read there: its pure result or a draw), given `candidates`, per side, a
+    /// set of positions outside which every pure result is known to hold. Only the candidates
+    /// are worked out: a candidate keeps its pure result if its class says so, or if it is open
+    /// and the winner moving has a move to a position that keeps its own (the loser moving,
+    /// only such moves). Rounds add the positions so decided until none is; the candidates
+    /// left are the draws. Each round reads the positions outside the candidates as keeping
+    /// their pure results, which they do, so the rounds find what a solve of the whole pair
+    /// finds (a win by a chain of `n` moves among the candidates by round `n`), from the
+    /// candidates' moves alone.
+    pub fn turned_without_counts(
+        &self,
+        reading: usize,
+        candidates: &[BitVec<u64>],
+    ) -> Vec<BitVec<u64>> {
+        let mut turned: Vec<BitVec<u64>> = candidates.to_vec();
+        let mut open: Vec<(u8, u32)> = Vec::new();
+        for (s, side) in self.sides.iter().enumerate() {
+            for i in candidates[s].iter_ones() {
+                match side.class_at(reading, i) {
+                    OPEN => open.push((s as u8, i as u32)),
+                    NEVER => {}
+                    _ => turned[s].set(i, false),
+                }
+            }
+        }
+        loop {
+            let keeps: Vec<bool> = open
+                .par_iter()
+                .map(|&(s, i)| {
+                    let side = &self.sides[usize::from(s)];
+                    let winner_moves = side.pure.get(i as usize) == Wdl::Win;
+                    let mut children = side.edges_of(i as usize).iter().map(|&edge| {
+                        let (cs, ci, _, _) = unpack(edge);
+                        !turned[cs][ci]
+                    });
+                    if winner_moves {
+                        children.any(|keeps| keeps)
+                    } else {
+                        children.all(|keeps| keeps)
+                    }
+                })
+                .collect();
+            if !keeps.contains(&true) {
+                return turned;
+            }
+            let mut still = Vec::with_capacity(open.len());
+            for (&(s, i), keeps) in open.iter().zip(keeps) {
+                if keeps {
+                    turned[usize::from(s)].set(i as usize, false);
+                } else {
+                    still.push((s, i));
+                }
+            }
+            open = still;
+        }
+    }
 }
 
 impl SideGraph {
@@ -666,6 +725,18 @@ impl SideGraph {
             class[i as usize] = c;
         }
         Cow::Owned(class)
+    }
+
+    /// The class of position `index` with the exits read in `reading`.
+    fn class_at(&self, reading: usize, index: usize) -> u8 {
+        let Some(changes) = reading.checked_sub(1).map(|r| &self.class_changes[r]) else {
+            return self.first_class[index];
+        };
+        // Listed in the order of the index.
+        match changes.binary_search_by_key(&(index as u32), |&(i, _)| i) {
+            Ok(k) => changes[k].1,
+            Err(_) => self.first_class[index],
+        }
     }
 
     fn edges_of(&self, index: usize) -> &[u32] {
