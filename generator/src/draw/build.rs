@@ -7,17 +7,17 @@ use dprobe::draw::MaterialShape;
 use dprobe::format::{draw_dir, draw_table_path, DrawFile, SectionRole};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
-use dprobe::{DrawRules, DrawWdl};
+use dprobe::{DrawRules, DrawWdl, Wdl};
 use std::time::Instant;
 
 use bitvec::slice::BitSlice;
 use bitvec::vec::BitVec;
 
 use crate::draw::results::{
-    longest_pure_distance, rules_change, turned_bits, AloneResults, DrawResults, FreshResults,
-    Overlay,
+    longest_pure_distance, pure_wdl, rules_change, turned_bits, AloneResults, DrawResults,
+    FreshResults, Overlay,
 };
-use crate::draw::solve::{solve_draw_pair, PairGraph};
+use crate::draw::solve::{solve_draw_pair, DrawTable, PairGraph};
 use crate::draw::write::{
     counters_alone, encode_sections, existing_fresh, finish_draw_table, rule_file_in_place,
     Sections,
@@ -117,6 +117,50 @@ fn captures_as_pure(signature: Signature, readings: &[&dyn FreshResults]) -> boo
         .into_iter()
         .filter(|target| target.pieces() < signature.pieces())
         .all(|target| readings.iter().all(|reading| !reading.turns_any(target)))
+}
+
+/// Whether the rules leave the pair of `signature` as the pure game has it: no count runs
+/// there, and no capture or crowning leads to a material where some reading turns a result.
+/// Every value of the pair is then its pure value, in every state and under every counter
+/// alone (removing counters turns nothing more), and its files hold no family.
+fn rules_leave_pure(
+    draw: &DrawRules,
+    signature: Signature,
+    readings: &[&dyn FreshResults],
+) -> Result<bool, Error> {
+    Ok(!a_count_runs(draw, signature)?
+        && exit_targets(signature)
+            .into_iter()
+            .all(|target| readings.iter().all(|reading| !reading.turns_any(target))))
+}
+
+/// The rule tables of a pair the rules leave pure ([`rules_leave_pure`]): each position's pure
+/// result, and no family; `smaller` values capture positions where the pair's pure results are
+/// read from its published files.
+fn pure_tables(
+    pure: &TableSet,
+    smaller: &dyn FreshResults,
+    signature: Signature,
+) -> Result<Vec<DrawTable>, Error> {
+    pair_of(signature)
+        .into_iter()
+        .map(|s| {
+            let fresh: Vec<u8> = pure_wdl(pure, smaller, s)?
+                .into_iter()
+                .map(|wdl| match wdl {
+                    Wdl::Win => DrawWdl::Win.code(),
+                    Wdl::Draw => DrawWdl::Draw.code(),
+                    Wdl::Loss => DrawWdl::Loss.code(),
+                })
+                .collect();
+            Ok(DrawTable {
+                signature: s,
+                unread: BitVec::repeat(true, fresh.len()),
+                fresh,
+                families: Vec::new(),
+            })
+        })
+        .collect()
 }
 
 /// Whether some counter of `draw` runs in the pair of `signature`: one side or the other has a
@@ -311,23 +355,53 @@ pub fn generate_draw_tables(
                 readings.len() - 1
             }));
         }
-        let captures_as_pure = captures_as_pure(planned.signature, &readings);
-        let graph = PairGraph::build(
-            rules,
-            draw,
-            &pure,
-            &readings,
-            planned.signature,
-            captures_as_pure,
-        )?;
+        // Where the rules leave the pair as the pure game has it, its moves are not listed
+        // (debug builds list and solve them, to check that).
+        let as_pure = rules_leave_pure(draw, planned.signature, &readings)?;
+        let graph = if as_pure && !cfg!(debug_assertions) {
+            None
+        } else {
+            let captures_as_pure = captures_as_pure(planned.signature, &readings);
+            let graph = PairGraph::build(
+                rules,
+                draw,
+                &pure,
+                &readings,
+                planned.signature,
+                captures_as_pure,
+            )?;
+            Some(graph)
+        };
+        let graph_of = || {
+            graph
+                .as_ref()
+                .ok_or_else(|| Error::Invariant(format!("{}: no move graph", planned.signature)))
+        };
         let longest = longest_pure_distance(&pure, planned.signature);
+        let tables = if as_pure {
+            let tables = pure_tables(&pure, &results, planned.signature)?;
+            if let Some(graph) = &graph {
+                let solved = solve_draw_pair(draw, graph, 0)?;
+                debug_assert!(
+                    solved.iter().zip(&tables).all(|(s, t)| s.fresh == t.fresh),
+                    "{}: the rules change a result of a material they leave pure",
+                    planned.signature
+                );
+            }
+            tables
+        } else {
+            solve_draw_pair(draw, graph_of()?, 0)?
+        };
         // Only the graph reads the pair's pure tables (it keeps their results, and the exits
         // read rule results): unpacked from published files they take a byte a position,
         // 0.22 GB for the largest pair at 6 pieces, so none is kept while the pair is solved.
         pure.close_all_but([], []);
-        let tables = solve_draw_pair(draw, &graph, 0)?;
         let changed = tables.iter().any(|t| rules_change(&t.fresh));
-        if cfg!(debug_assertions) && !a_count_runs(draw, planned.signature)? {
+        if let Some(graph) = graph
+            .as_ref()
+            .filter(|_| cfg!(debug_assertions) && !as_pure)
+            .filter(|_| !a_count_runs(draw, planned.signature).unwrap_or(true))
+        {
             // With no count in the pair, the solve is the pure game's with the exits read under
             // the rules: the rounds the results alone take there, given every decisive position
             // as a candidate, must find the same draws (checked by every test that builds).
@@ -375,7 +449,7 @@ pub fn generate_draw_tables(
                     .collect()
             };
             let solve_alone = |reading: usize| -> Result<Vec<BitVec<u64>>, Error> {
-                solve_draw_pair(&counter.draw, &graph, reading)?
+                solve_draw_pair(&counter.draw, graph_of()?, reading)?
                     .iter()
                     .zip(&solved)
                     .map(|(alone, (signature, fresh, _))| {
@@ -393,7 +467,7 @@ pub fn generate_draw_tables(
                     // Removing counters never turns more: only the positions the rules
                     // together turn can be turned by this one, and with no count of it in
                     // the pair they are worked out from their moves alone.
-                    let turned = graph.turned_without_counts(reading, &turned_under_all()?);
+                    let turned = graph_of()?.turned_without_counts(reading, &turned_under_all()?);
                     debug_assert!(
                         turned == solve_alone(reading)?,
                         "{}: results alone from the positions turned under all the rules",

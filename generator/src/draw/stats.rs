@@ -24,8 +24,13 @@ pub struct DrawStats {
     /// Among the positions won under the rules with fresh counts whose requirement is counted in
     /// plies: the most plies the winner needs (the loser resisting) to reach the capture or
     /// crowning that keeps the win, or the end of the game; and the index of one position that
-    /// needs them. `None` if there is no such position.
+    /// needs them. `None` if there is no such position, or none is counted: in a material the
+    /// rules leave as the pure game has it ([`DrawStats::leaves_pure`]) no count runs, and its
+    /// wins are the pure game's.
     pub longest_win: Option<(u16, u64)>,
+    /// The file says the rules leave the material as the pure game has it: no count runs there
+    /// and no capture or crowning leads to a result they turn, so it stores no family.
+    pub leaves_pure: bool,
 }
 
 impl DrawStats {
@@ -72,6 +77,7 @@ impl DrawStats {
             all,
             alone,
             longest_win: longest_win(file, rules, draw, &fresh)?,
+            leaves_pure: file.family(false).is_none(),
         })
     }
 }

@@ -132,12 +132,18 @@ impl DrawTables {
     /// The fresh result of `board` for its mover, if its table has been read.
     #[inline]
     pub(super) fn fresh_of(&self, board: &Board) -> Option<Wdl> {
+        self.fresh_result_of(board).map(DrawWdl::wdl)
+    }
+
+    /// As [`DrawTables::fresh_of`], with the pure result beside it.
+    #[inline]
+    pub(super) fn fresh_result_of(&self, board: &Board) -> Option<DrawWdl> {
         if board.own() == 0 {
-            return Some(Wdl::Loss);
+            return Some(DrawWdl::Loss);
         }
         let table = self.fresh[Signature::of(board).slot()].get()?;
         let code = *table.codes.get(table.index.index(board) as usize)?;
-        DrawWdl::from_code(code).map(DrawWdl::wdl)
+        DrawWdl::from_code(code)
     }
 }
 
@@ -205,6 +211,9 @@ pub(super) struct Side {
     pub(super) pure: Vec<Wdl>,
     /// Before the condition counter starts (or the only family), and after.
     pub(super) families: [Option<Rows>; 2],
+    /// The file holds no family: it says the rules leave the material as the pure game has it
+    /// (no count runs there; the check makes sure no exit is turned).
+    pub(super) as_pure: bool,
 }
 
 impl Side {
@@ -231,6 +240,7 @@ impl Side {
             reason,
         };
         let mut families = [None, None];
+        let as_pure = file.family(false).is_none();
         for (post, slot) in [false, true].into_iter().zip(&mut families) {
             let expected = match (post, shape.condition) {
                 (false, _) => Some(PlaneKind::for_budgets(
@@ -242,6 +252,7 @@ impl Side {
             };
             let found = file.family(post);
             let (kind, planes) = match (found, expected) {
+                (None, None) | (None, Some(PlaneKind::Distance)) if as_pure => continue,
                 (None, None) => continue,
                 (Some((kind, planes)), Some(expected)) if kind == expected => (kind, planes),
                 _ => {
@@ -283,6 +294,7 @@ impl Side {
             index,
             pure: pure_values,
             families,
+            as_pure,
         })
     }
 

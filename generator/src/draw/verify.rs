@@ -44,6 +44,10 @@ pub enum DrawQuantity {
         /// For layers, the budget `A` of the layer (the plane read is the last one past them).
         a: Option<u16>,
     },
+    /// The result with fresh counts of a capture or crowning of a material whose file holds no
+    /// family, saying the rules leave it as the pure game has it: it must be its pure result,
+    /// or the rules could change the material's values.
+    ExitOfPureMaterial,
     /// The result with fresh counts under one counter alone (`dtb stats`' `turned_by`). It is not
     /// recomputed (no planes are stored for it): it must lie between the result under all the
     /// rules and the pure game's, since removing counters only brings results closer to the pure
@@ -78,6 +82,9 @@ impl fmt::Display for DrawQuantity {
             }
             DrawQuantity::Alone { counter } => {
                 write!(f, "result with fresh counts under {counter} alone")
+            }
+            DrawQuantity::ExitOfPureMaterial => {
+                write!(f, "result of an exit of a material stored as pure")
             }
         }
     }
@@ -234,8 +241,10 @@ impl Checker<'_> {
     #[inline]
     fn stored_value(&self, index: usize, state: &DrawState) -> Wdl {
         let pure = self.partner.pure[index];
-        if pure == Wdl::Draw {
-            return Wdl::Draw;
+        // A material stored as pure keeps its pure values in every state (its own check makes
+        // sure its exits allow no other).
+        if pure == Wdl::Draw || self.partner.as_pure {
+            return pure;
         }
         // Both tables were checked to hold the families their material needs, and `after`
         // only starts the condition where the material has one.
@@ -331,6 +340,41 @@ impl Checker<'_> {
                 DrawValue::Result(stored_fresh),
                 DrawValue::Result(expected_fresh),
             ));
+        }
+        // With no count in the material, its values are the pure game's with its exits read
+        // under the rules: where no exit's result is turned they are the pure values, what
+        // the file says (and the fresh check above compared). Without this a cycle of
+        // positions could keep a win whose only way out the rules have turned.
+        if self.own.as_pure {
+            // Its pure result, where the check above, reading a turned exit, agreed with
+            // another (the exit is reported below).
+            if stored_fresh.wdl() != pure && stored_fresh == expected_fresh {
+                found.push((
+                    fresh,
+                    DrawValue::Result(stored_fresh),
+                    DrawValue::Result(if pure == Wdl::Win {
+                        DrawWdl::Win
+                    } else {
+                        DrawWdl::Loss
+                    }),
+                ));
+            }
+            for child in children {
+                let Some(_) = child.exit else { continue };
+                let result = self.tables.fresh_result_of(&child.board);
+                if let Some(turned) = result.filter(|r| r.wdl() != r.pure()) {
+                    found.push((
+                        DrawQuantity::ExitOfPureMaterial,
+                        DrawValue::Result(turned),
+                        DrawValue::Result(if turned.pure() == Wdl::Win {
+                            DrawWdl::Win
+                        } else {
+                            DrawWdl::Loss
+                        }),
+                    ));
+                }
+            }
+            return Ok(());
         }
         // A capture position's value is its fresh result in every state not at a limit: its
         // family entries are not read.

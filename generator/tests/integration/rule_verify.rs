@@ -369,16 +369,16 @@ fn with_header_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
-/// Rule files of versions 4 to 6 are read as they are (version 4 stored the filler entries of
-/// format 5 as values); older and newer versions are refused by name. Only version 7 may name
-/// results alone without storing them, as a section of no bytes.
+/// Rule files of versions 4 to 7 are read as they are (version 4 stored the filler entries of
+/// format 5 as values); older and newer versions are refused by name. Only versions 7 on may
+/// name results alone without storing them, as a section of no bytes.
 #[test]
-fn rule_files_of_versions_4_to_6_are_read_and_others_refused() {
+fn rule_files_of_versions_4_to_7_are_read_and_others_refused() {
     let built = russian();
     let copy = built.copy();
     let path = built.rules.path(copy.path(), sig("KKvK"));
     let written = std::fs::read(&path).unwrap();
-    assert_eq!(u16::from_le_bytes([written[8], written[9]]), 7);
+    assert_eq!(u16::from_le_bytes([written[8], written[9]]), 8);
     let implied = DrawFile::open(&path).unwrap().alone_implied();
     assert!(
         !implied.is_empty(),
@@ -395,7 +395,14 @@ fn rule_files_of_versions_4_to_6_are_read_and_others_refused() {
     stored_only[24..26].copy_from_slice(&(kept.len() as u16).to_le_bytes());
     stored_only.extend(kept.concat());
     stored_only.extend(&written[32 + 16 * sections..]);
-    for (version, read) in [(6u16, true), (5, true), (4, true), (3, false), (8, false)] {
+    for (version, read) in [
+        (7u16, true),
+        (6, true),
+        (5, true),
+        (4, true),
+        (3, false),
+        (9, false),
+    ] {
         // The version changed under a valid header checksum.
         for (bytes, names_unstored) in [(&written, true), (&stored_only, false)] {
             let mut bytes = bytes.clone();
@@ -403,12 +410,13 @@ fn rule_files_of_versions_4_to_6_are_read_and_others_refused() {
             std::fs::write(&path, with_header_checksum(bytes)).unwrap();
             match DrawFile::open(&path) {
                 Ok(file) => {
-                    assert!(read && !names_unstored, "version {version} read");
+                    let unstored_read = version >= 7 || !names_unstored;
+                    assert!(read && unstored_read, "version {version} read");
                     assert_eq!(file.version, version);
-                    assert_eq!(file.counters_alone(), 0);
+                    assert_eq!(file.counters_alone() == 0, !names_unstored);
                 }
                 Err(error) if read => {
-                    assert!(names_unstored, "version {version}: {error}");
+                    assert!(names_unstored && version < 7, "version {version}: {error}");
                     assert!(error.to_string().contains("section"), "{error}");
                 }
                 Err(error) => assert!(
@@ -446,6 +454,62 @@ fn rule_files_of_versions_4_to_6_are_read_and_others_refused() {
     // The file as written reads.
     std::fs::write(&path, &written).unwrap();
     assert!(DrawFile::open(&path).is_ok());
+}
+
+/// A file without a family says the rules leave its material as the pure game has it. Where a
+/// crowning of that material leads to a result the rules turn, the check names the exit (a
+/// cycle of positions could otherwise keep a win whose way out the rules have turned); a
+/// material where a count runs needs its family; and only version 8 on may leave it out.
+#[test]
+fn a_material_stored_as_pure_must_have_no_count_and_no_turned_exit() {
+    let built = russian();
+    let copy = built.copy();
+    // The man's crowning leads to KKMvK, where the lone king's long-diagonal rule turns wins.
+    let signature = sig("MvKKM");
+    let mut table = built.rules.read(copy.path(), signature);
+    assert!(
+        !table.families.is_empty(),
+        "{signature} is not stored as pure"
+    );
+    table.families.clear();
+    for code in &mut table.fresh {
+        let result = DrawWdl::from_code(*code).unwrap();
+        *code = match result.pure() {
+            Wdl::Win => DrawWdl::Win,
+            Wdl::Draw => DrawWdl::Draw,
+            Wdl::Loss => DrawWdl::Loss,
+        }
+        .code();
+    }
+    built.rules.write(copy.path(), &table);
+    let found = built.rules.verify(copy.path(), signature);
+    let exits: Vec<_> = found
+        .iter()
+        .filter(|f| f.quantity == DrawQuantity::ExitOfPureMaterial)
+        .collect();
+    assert!(!exits.is_empty(), "{found:#?}");
+    assert!(exits
+        .iter()
+        .all(|f| f.stored == DrawValue::Result(DrawWdl::CursedWin)
+            && f.expected == DrawValue::Result(DrawWdl::Win)));
+    // The same file as version 7 wrote it: refused.
+    let path = built.rules.path(copy.path(), signature);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[8..10].copy_from_slice(&7u16.to_le_bytes());
+    std::fs::write(&path, with_header_checksum(bytes)).unwrap();
+    let error = DrawFile::open(&path).unwrap_err().to_string();
+    assert!(error.contains("no family"), "{error}");
+    // A material where a count runs (rule 4 in KvKKK) stored without its family: refused.
+    let signature = sig("KvKKK");
+    let mut table = built.rules.read(copy.path(), signature);
+    table.families.clear();
+    built.rules.write(copy.path(), &table);
+    let error = built
+        .rules
+        .try_verify(copy.path(), signature)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("family"), "{error}");
 }
 
 #[test]

@@ -27,10 +27,14 @@ pub const MAGIC: &[u8; 8] = b"DTBRULES";
 /// unspecified (no reader reads them); version 6 stores a family of layers' corners as one
 /// byte a position indexing a symbol table where a section has at most 256 distinct corners;
 /// version 7 names, without storing it, the results under a counter alone that follow from
-/// those under all the rules ([`AloneImplied`]). Versions 4 to 6 are still read.
-pub const VERSION: u16 = 7;
+/// those under all the rules ([`AloneImplied`]); version 8 stores no family for a material
+/// where no count runs and no capture or crowning leads to a result the rules turn (the rules
+/// leave its every value as the pure game has it). Versions 4 to 7 are still read.
+pub const VERSION: u16 = 8;
 /// The first version that may name results alone without storing them.
 const FIRST_WITH_IMPLIED: u16 = 7;
+/// The first version whose files may hold no family.
+const FIRST_WITHOUT_FAMILY: u16 = 8;
 /// The oldest version read.
 const OLDEST_READ: u16 = 4;
 /// Bytes before the section list.
@@ -253,7 +257,9 @@ pub struct DrawFile {
     /// The signature, from the mover's view.
     pub signature: Signature,
     pub(crate) fresh: TableFile,
-    pub(crate) pre: FamilyFile,
+    /// `None` where the rules leave the material as the pure game has it (version 8 on): then
+    /// the fresh results say everything, in every state.
+    pub(crate) pre: Option<FamilyFile>,
     pub(crate) post: Option<FamilyFile>,
     /// Fresh results under each counter alone, in the counters' order (none if the rules have
     /// a single counter: then they are the fresh results).
@@ -428,7 +434,12 @@ impl DrawFile {
             fingerprint,
             signature,
             fresh: fresh.ok_or(corrupt(Corruption::BadHeader("no fresh results")))?,
-            pre: pre.ok_or(corrupt(Corruption::BadHeader("no family")))?,
+            pre: match pre {
+                None if version < FIRST_WITHOUT_FAMILY || post.is_some() => {
+                    return Err(corrupt(Corruption::BadHeader("no family")))
+                }
+                pre => pre,
+            },
             post,
             alone,
         })
@@ -526,7 +537,7 @@ impl DrawFile {
     /// the only family; `post` false) or after it started (`post` true; `None` if the material
     /// has no condition counter).
     pub fn family(&self, post: bool) -> Option<(PlaneKind, usize)> {
-        let family = if post { self.post.as_ref()? } else { &self.pre };
+        let family = if post { &self.post } else { &self.pre }.as_ref()?;
         Some((family.kind, usize::from(family.layers)))
     }
 
@@ -542,13 +553,9 @@ impl DrawFile {
     /// [`CorruptedTable`] if a block is damaged, the family does not exist, or its corners do not
     /// form staircases.
     pub fn corners(&self, post: bool) -> Result<FamilyCorners, CorruptedTable> {
-        let family = if post {
-            self.post.as_ref()
-        } else {
-            Some(&self.pre)
-        };
-        let family =
-            family.ok_or_else(|| self.fresh.corrupt(Corruption::BadHeader("no such family")))?;
+        let family = if post { &self.post } else { &self.pre }
+            .as_ref()
+            .ok_or_else(|| self.fresh.corrupt(Corruption::BadHeader("no such family")))?;
         let size = self.fresh.header().positions as usize;
         let length = |symbols: &[u16], section: &TableFile| {
             if symbols.len() == size {
@@ -664,7 +671,7 @@ impl DrawFile {
     /// results alone named without being stored are [`DrawFile::alone_implied`].
     pub fn sections(&self) -> Vec<(SectionRole, &TableFile)> {
         let mut sections = vec![(SectionRole::Fresh, &self.fresh)];
-        let families = [(false, Some(&self.pre)), (true, self.post.as_ref())];
+        let families = [(false, self.pre.as_ref()), (true, self.post.as_ref())];
         for (post, family) in families {
             let Some(family) = family else { continue };
             for (rank, table) in family.sections.iter().enumerate() {
@@ -708,7 +715,7 @@ impl DrawFile {
     /// [`CorruptedTable`] with the first problem found.
     pub fn verify(&self) -> Result<(), CorruptedTable> {
         self.fresh.verify()?;
-        for family in std::iter::once(&self.pre).chain(self.post.as_ref()) {
+        for family in self.pre.iter().chain(&self.post) {
             for section in &family.sections {
                 section.verify()?;
             }

@@ -296,7 +296,11 @@ impl Tablebase {
                     Corruption::BadHeader("no family for a started condition"),
                 )))
             }
-            (_, false) => &file.pre,
+            (_, false) => match &file.pre {
+                Some(pre) => pre,
+                // No count runs in the material: the fresh result holds in every state.
+                None => return Ok(fresh.wdl()),
+            },
         };
         let stored = self.family_entry(entry, family, state.a)?;
         let wins = family.kind.wins(stored, state);

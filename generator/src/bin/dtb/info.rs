@@ -94,6 +94,9 @@ fn rules_info(file: &Path) -> Result<ExitCode, CliError> {
         rules.signature.pieces()
     );
     out!("positions          {positions}");
+    if rules.family(false).is_none() {
+        out!("family             none: the rules leave the material as the pure game has it");
+    }
     for post in [false, true] {
         if let Some((kind, layers)) = rules.family(post) {
             out!(

@@ -88,6 +88,7 @@ pub fn stats(variant: &Variant, dir: &Path, json: bool, draw: &DrawRules) -> Res
                     };
                     object["longest_rule_win"] = serde_json::json!(plies);
                     object["longest_rule_win_fen"] = serde_json::json!(fen);
+                    object["rules_leave_pure"] = serde_json::json!(rule.leaves_pure);
                 }
                 object
             })
