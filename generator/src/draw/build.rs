@@ -7,7 +7,7 @@ use dprobe::draw::MaterialShape;
 use dprobe::format::{draw_dir, draw_table_path, DrawFile, SectionRole};
 use dprobe::index::Signature;
 use dprobe::rules::MoveRules;
-use dprobe::{DrawRules, DrawWdl, Wdl};
+use dprobe::{DrawRules, DrawWdl};
 use std::time::Instant;
 
 use bitvec::slice::BitSlice;
@@ -147,11 +147,7 @@ fn pure_tables(
         .map(|s| {
             let fresh: Vec<u8> = pure_wdl(pure, smaller, s)?
                 .into_iter()
-                .map(|wdl| match wdl {
-                    Wdl::Win => DrawWdl::Win.code(),
-                    Wdl::Draw => DrawWdl::Draw.code(),
-                    Wdl::Loss => DrawWdl::Loss.code(),
-                })
+                .map(|wdl| DrawWdl::unturned(wdl).code())
                 .collect();
             Ok(DrawTable {
                 signature: s,

@@ -352,11 +352,7 @@ impl Checker<'_> {
                 found.push((
                     fresh,
                     DrawValue::Result(stored_fresh),
-                    DrawValue::Result(if pure == Wdl::Win {
-                        DrawWdl::Win
-                    } else {
-                        DrawWdl::Loss
-                    }),
+                    DrawValue::Result(DrawWdl::unturned(pure)),
                 ));
             }
             for child in children {
@@ -366,11 +362,7 @@ impl Checker<'_> {
                     found.push((
                         DrawQuantity::ExitOfPureMaterial,
                         DrawValue::Result(turned),
-                        DrawValue::Result(if turned.pure() == Wdl::Win {
-                            DrawWdl::Win
-                        } else {
-                            DrawWdl::Loss
-                        }),
+                        DrawValue::Result(DrawWdl::unturned(turned.pure())),
                     ));
                 }
             }

@@ -473,13 +473,7 @@ fn a_material_stored_as_pure_must_have_no_count_and_no_turned_exit() {
     );
     table.families.clear();
     for code in &mut table.fresh {
-        let result = DrawWdl::from_code(*code).unwrap();
-        *code = match result.pure() {
-            Wdl::Win => DrawWdl::Win,
-            Wdl::Draw => DrawWdl::Draw,
-            Wdl::Loss => DrawWdl::Loss,
-        }
-        .code();
+        *code = DrawWdl::unturned(DrawWdl::from_code(*code).unwrap().pure()).code();
     }
     built.rules.write(copy.path(), &table);
     let found = built.rules.verify(copy.path(), signature);

@@ -77,6 +77,21 @@ impl DrawWdl {
         }
     }
 
+    /// The result where the rules leave the pure game's `wdl` as it is.
+    ///
+    /// ```
+    /// use dprobe::{DrawWdl, Wdl};
+    /// assert_eq!(DrawWdl::unturned(Wdl::Win), DrawWdl::Win);
+    /// assert_eq!(DrawWdl::unturned(Wdl::Draw).pure(), Wdl::Draw);
+    /// ```
+    pub const fn unturned(wdl: crate::Wdl) -> DrawWdl {
+        match wdl {
+            crate::Wdl::Win => DrawWdl::Win,
+            crate::Wdl::Draw => DrawWdl::Draw,
+            crate::Wdl::Loss => DrawWdl::Loss,
+        }
+    }
+
     /// The pure game's result.
     pub const fn pure(self) -> crate::Wdl {
         match self {
