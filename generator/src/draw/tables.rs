@@ -252,8 +252,8 @@ impl Side {
             };
             let found = file.family(post);
             let (kind, planes) = match (found, expected) {
-                (None, None) | (None, Some(PlaneKind::Distance)) if as_pure => continue,
                 (None, None) => continue,
+                (None, Some(PlaneKind::Distance)) if as_pure => continue,
                 (Some((kind, planes)), Some(expected)) if kind == expected => (kind, planes),
                 _ => {
                     return Err(bad(format!(
